@@ -1,0 +1,198 @@
+package io.github.hibernaterouting.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A throwaway Redis server on 127.0.0.1 with persistence off, for tests and demos.
+ *
+ * <p>Uses {@code redis-server} from the PATH when present, otherwise the Linux binary shipped inside
+ * the {@code com.github.codemonstur:embedded-redis} jar (extracted once into
+ * {@code ~/.cache/hibernate-routing/}). {@link #stop()}/{@link #kill()} followed by {@link #restart()}
+ * bring it back on the same port, for fault-injection tests. Thread-safe; failures throw
+ * {@link TestkitException} naming the log file. {@link #close()} stops it and deletes its temp directory.
+ */
+public final class RedisServer implements AutoCloseable {
+    private final Path workDir;
+    private final int port;
+    private final ServerProcess process;
+    private boolean closed;
+
+    private RedisServer(Path binary) {
+        this.workDir = Os.createTempDir(null, "hrtk-redis-");
+        ServerProcess.registerTempDir(workDir);
+        this.port = Os.freePorts(1)[0];
+        // Persistence off: no RDB snapshots, no AOF; the data dir is the temp dir anyway.
+        this.process = new ServerProcess("redis", List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", workDir.toString(), "--daemonize", "no", "--logfile", ""),
+                workDir.resolve("redis.log"), "TERM");
+    }
+
+    /**
+     * Starts a new server on a free port and waits until it answers PING.
+     *
+     * @throws TestkitException if no binary is available or the server does not come up
+     */
+    public static RedisServer start() {
+        RedisServer server = new RedisServer(binary());
+        try {
+            server.restart();
+            return server;
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** The TCP port (fixed for the server's life, also across {@link #restart()}). */
+    public int port() {
+        return port;
+    }
+
+    /** The host, always 127.0.0.1. */
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    /** {@code redis://127.0.0.1:port}. */
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** The server's log file. */
+    public Path logFile() {
+        return process.logFile();
+    }
+
+    /** True while the server process runs. */
+    public boolean isRunning() {
+        return process.isAlive();
+    }
+
+    /**
+     * Starts the server again on the same port after {@link #stop()} or {@link #kill()} (stopping it
+     * first if it runs) and waits until it answers PING. Data is not kept.
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("The Redis server is closed");
+        }
+        process.stop(Duration.ofSeconds(30));
+        process.start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!ping()) {
+            if (!process.isAlive()) {
+                throw new TestkitException(process.failure("Redis on port " + port + " failed to start (process exited)"));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TestkitException(process.failure("Redis on port " + port + " did not answer PING within 30s"));
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TestkitException("Interrupted while waiting for Redis");
+            }
+        }
+    }
+
+    /** Stops the server (SIGTERM, SIGKILL after 30 s); the port then refuses connections. */
+    public synchronized void stop() {
+        process.stop(Duration.ofSeconds(30));
+    }
+
+    /** SIGKILLs the server, like a crash. */
+    public synchronized void kill() {
+        process.killTree();
+    }
+
+    /** Stops the server and deletes its temp directory; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        process.stop(Duration.ofSeconds(30));
+        try {
+            Os.deleteTree(workDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not delete " + workDir, e);
+        } finally {
+            ServerProcess.unregisterTempDir(workDir);
+        }
+    }
+
+    /** The server's temp directory (log and working dir). */
+    public Path workDir() {
+        return workDir;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServer[" + uri() + "]";
+    }
+
+    /** Sends a raw RESP PING; true on "+PONG". */
+    private boolean ping() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            socket.setSoTimeout(1000);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] reply = socket.getInputStream().readNBytes(7);
+            return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Path binary() {
+        return Os.which("redis-server").orElseGet(RedisServer::embeddedBinary);
+    }
+
+    private static Path embeddedBinary() {
+        String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+        String name = arch.equals("aarch64") || arch.equals("arm64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
+        URL url = RedisServer.class.getClassLoader().getResource(name);
+        if (url == null) {
+            throw new TestkitException("No 'redis-server' on the PATH and no " + name
+                    + " on the class path (add com.github.codemonstur:embedded-redis or install redis-server)");
+        }
+        Path target = Os.cacheDir().resolve(name);
+        if (Files.isExecutable(target)) {
+            return target;
+        }
+        try {
+            Path tmp = Files.createTempFile(target.getParent(), name, ".tmp");
+            try (InputStream in = url.openStream()) {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            }
+            if (!tmp.toFile().setExecutable(true, false)) {
+                throw new IOException("cannot make " + tmp + " executable");
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not extract " + name + " into " + target.getParent(), e);
+        }
+    }
+}
