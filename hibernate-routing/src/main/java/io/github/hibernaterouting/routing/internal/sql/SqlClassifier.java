@@ -1,0 +1,615 @@
+package io.github.hibernaterouting.routing.internal.sql;
+
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.CAST;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.COMMA;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.DOT;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.LPAREN;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.NUMBER;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.QIDENT;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.RPAREN;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.SEMI;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.STRING;
+import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.WORD;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog.Volatility;
+import io.github.hibernaterouting.routing.internal.sql.SqlLexer.Tokens;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Decides whether a PostgreSQL statement is proven read-only and may therefore run on a hot
+ * standby (routing contract G1); anything it cannot prove goes to the primary.
+ *
+ * <p>It tokenizes the SQL once ({@link SqlLexer}: comments, quoted identifiers, all string and
+ * dollar-quoted literal forms) and then walks the tokens with parenthesis depth: the statement
+ * kind comes from the first keyword; queries are searched at every depth for data-modifying
+ * CTEs, locking clauses, {@code SELECT … INTO} and function calls, which are judged by built-in
+ * knowledge generated from {@code pg_proc} ({@link BuiltinFunctions}) and the optional
+ * {@link FunctionCatalog}. Several statements separated by {@code ;} are replica-safe only if
+ * each one is.
+ *
+ * <p>Session and transaction statements: {@code SET}, {@code RESET}, {@code SET ROLE},
+ * {@code PREPARE} of a read-only statement, cursors over read-only queries, {@code BEGIN},
+ * {@code COMMIT}, savepoints are classified replica-safe ({@link Reason#SESSION_STATE},
+ * {@link Reason#TRANSACTION_CONTROL}) because a standby runs them without writing anything, and
+ * sending a {@code SET LOCAL statement_timeout} to the primary would needlessly pull a whole
+ * read-only unit of work off the replica. The price is that such state belongs to the connection
+ * that ran it: a router that later escalates the unit of work to the primary must replay or
+ * forgo it, and must not reuse a pooled replica connection with leftover {@code SET} state; the
+ * distinct reasons let it tell these apart from plain reads. Transactions a standby refuses
+ * (serializable, read-write, two-phase commit) go to the primary. {@code EXECUTE} of a prepared
+ * statement goes to the primary, since its text is not visible here.
+ *
+ * <p>Known limits: a read-only statement can still reach a writing function indirectly, through a
+ * view, a user-defined operator, a domain's CHECK constraint or a type's input function; the
+ * classifier sees only the text. SQL is assumed to run with {@code standard_conforming_strings = on}.
+ *
+ * <p>Thread-safe. {@link #classify} memoises verdicts per SQL string in a bounded cache, so the
+ * repeated statements of an ORM cost one hash lookup and no allocation.
+ */
+public final class SqlClassifier {
+
+    private static final Classification READ_ONLY = Classification.of(Reason.READ_ONLY);
+    private static final Classification SESSION_STATE = Classification.of(Reason.SESSION_STATE);
+    private static final Classification TRANSACTION_CONTROL = Classification.of(Reason.TRANSACTION_CONTROL);
+    private static final Classification EMPTY = Classification.of(Reason.EMPTY);
+    private static final Classification UNPARSEABLE = Classification.of(Reason.UNPARSEABLE);
+    private static final Classification FOR_UPDATE = Classification.of(Reason.LOCKING_CLAUSE, "FOR UPDATE");
+    private static final Classification FOR_NO_KEY_UPDATE =
+            Classification.of(Reason.LOCKING_CLAUSE, "FOR NO KEY UPDATE");
+    private static final Classification FOR_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR SHARE");
+    private static final Classification FOR_KEY_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR KEY SHARE");
+    private static final Classification SELECT_INTO = Classification.of(Reason.SELECT_INTO, "INTO");
+
+    // Statement kinds, keyed by the first keyword.
+    private static final int K_QUERY = 1;
+    private static final int K_SHOW = 2;
+    private static final int K_EXPLAIN = 3;
+    private static final int K_DML = 4;
+    private static final int K_DDL = 5;
+    private static final int K_SET = 6;
+    private static final int K_RESET = 7;
+    private static final int K_BEGIN = 8;
+    private static final int K_END = 9;
+    private static final int K_SAVEPOINT = 10;
+    private static final int K_PREPARE = 11;
+    private static final int K_EXECUTE = 12;
+    private static final int K_SESSION = 13;
+    private static final int K_DECLARE = 14;
+    private static final int K_CALL = 15;
+    private static final int K_DO = 16;
+    private static final int K_COPY = 17;
+    private static final int K_LOCK = 18;
+    private static final int K_UTILITY = 19;
+
+    private static final NameTable STATEMENT_KINDS = statementKinds();
+
+    private final FunctionCatalog catalog;
+    private final Cache<String, Classification> memo;
+
+    /**
+     * A classifier that also consults {@code catalog} for functions it does not know, memoising at
+     * most {@code maximumCacheSize} distinct SQL strings (0 disables the memo).
+     */
+    public SqlClassifier(FunctionCatalog catalog, long maximumCacheSize) {
+        if (maximumCacheSize < 0) {
+            throw new IllegalArgumentException("maximumCacheSize must be >= 0, was " + maximumCacheSize);
+        }
+        this.catalog = Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)");
+        this.memo = Caffeine.newBuilder().maximumSize(maximumCacheSize).build();
+    }
+
+    /** A classifier with built-in knowledge only and a memo of 10,000 statements. */
+    public static SqlClassifier builtIn() {
+        return new SqlClassifier(FunctionCatalog.NONE, 10_000);
+    }
+
+    /** The memoised verdict for {@code sql}; never throws, null or blank SQL is {@link Reason#EMPTY}. */
+    public Classification classify(String sql) {
+        if (sql == null) {
+            return EMPTY;
+        }
+        Classification c = memo.getIfPresent(sql);
+        if (c == null) {
+            c = classifyUncached(sql);
+            memo.put(sql, c);
+        }
+        return c;
+    }
+
+    /** The verdict for {@code sql} computed afresh; never throws. */
+    public Classification classifyUncached(String sql) {
+        if (sql == null) {
+            return EMPTY;
+        }
+        Tokens t;
+        try {
+            t = SqlLexer.tokenize(sql);
+        } catch (RuntimeException | StackOverflowError e) {
+            return UNPARSEABLE;
+        }
+        Classification c;
+        try {
+            c = t.error != null ? Classification.of(Reason.UNPARSEABLE, t.error) : classifyScript(t);
+        } catch (RuntimeException | StackOverflowError e) {
+            c = UNPARSEABLE; // a bug here must never route a write to a replica
+        }
+        return c.withRoutingHint(t.routingHint);
+    }
+
+    private Classification classifyScript(Tokens t) {
+        Classification first = null;
+        int pieces = 0;
+        int from = 0;
+        for (int i = 0; i <= t.count; i++) {
+            if (i == t.count || t.type[i] == SEMI) {
+                if (i > from) {
+                    Classification c = classifyStatement(t, from, i);
+                    pieces++;
+                    if (!c.replicaSafe()) {
+                        if (pieces > 1 || hasMoreStatements(t, i)) {
+                            return Classification.of(Reason.MULTIPLE_STATEMENTS,
+                                    c.detail() == null ? c.reason().name() : c.reason() + " " + c.detail());
+                        }
+                        return c;
+                    }
+                    if (first == null || first.reason() == Reason.READ_ONLY) {
+                        first = c;
+                    }
+                }
+                from = i + 1;
+            }
+        }
+        return first == null ? EMPTY : first;
+    }
+
+    private static boolean hasMoreStatements(Tokens t, int semi) {
+        for (int i = semi; i < t.count; i++) {
+            if (t.type[i] != SEMI) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Classifies tokens {@code [from, to)}, one statement without its terminating semicolon. */
+    private Classification classifyStatement(Tokens t, int from, int to) {
+        if (from >= to) {
+            return UNPARSEABLE;
+        }
+        if (t.type[from] == LPAREN) {
+            return query(t, from, to);
+        }
+        if (t.type[from] != WORD) {
+            return UNPARSEABLE;
+        }
+        int kind = STATEMENT_KINDS.get(t.sql, t.start[from], t.end[from]);
+        switch (kind) {
+            case K_QUERY:
+                return query(t, from, to);
+            case K_SHOW:
+                return READ_ONLY;
+            case K_EXPLAIN:
+                return explain(t, from + 1, to);
+            case K_DML:
+                return Classification.of(Reason.DML, verb(t, from));
+            case K_DDL:
+                return Classification.of(Reason.DDL, verb(t, from));
+            case K_SET:
+                return set(t, from + 1, to);
+            case K_RESET:
+                return SESSION_STATE;
+            case K_BEGIN:
+                return transactionModes(t, from + 1, to);
+            case K_END:
+                if (t.is(from + 1, "prepared")) {
+                    return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, verb(t, from) + " PREPARED");
+                }
+                return TRANSACTION_CONTROL;
+            case K_SAVEPOINT:
+                return TRANSACTION_CONTROL;
+            case K_PREPARE:
+                return prepare(t, from + 1, to);
+            case K_EXECUTE:
+                return Classification.of(Reason.UTILITY, "EXECUTE");
+            case K_SESSION:
+                return SESSION_STATE;
+            case K_DECLARE:
+                return declare(t, from + 1, to);
+            case K_CALL:
+                return Classification.of(Reason.CALL, to > from + 1 && t.type[from + 1] != LPAREN
+                        ? lowerName(t, from + 1) : null);
+            case K_DO:
+                return Classification.of(Reason.DO_BLOCK);
+            case K_COPY:
+                return copy(t, from + 1, to);
+            case K_LOCK:
+                return Classification.of(Reason.LOCK);
+            case K_UTILITY:
+                return Classification.of(Reason.UTILITY, verb(t, from));
+            default:
+                return UNPARSEABLE;
+        }
+    }
+
+    /**
+     * A SELECT, VALUES, TABLE or WITH statement (or one in parentheses): read-only unless some
+     * token at any depth proves otherwise.
+     */
+    private Classification query(Tokens t, int from, int to) {
+        int depth = 0;
+        for (int i = from; i < to; i++) {
+            int type = t.type[i];
+            if (type == LPAREN) {
+                depth++;
+            } else if (type == RPAREN) {
+                depth--;
+            } else if (type == WORD) {
+                int len = t.end[i] - t.start[i];
+                if (len == 3 && t.is(i, "for")) {
+                    Classification lock = lockingClause(t, i + 1);
+                    if (lock != null) {
+                        return lock;
+                    }
+                } else if (len == 4 && t.is(i, "into")) {
+                    return SELECT_INTO;
+                } else if (len >= 5 && len <= 6 && (t.is(i, "insert") || t.is(i, "update")
+                        || t.is(i, "delete") || t.is(i, "merge"))) {
+                    // Also catches an unquoted column named "update": a missed offload, never a leak.
+                    return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE,
+                            verb(t, i));
+                }
+                Classification f = functionCall(t, from, i, to);
+                if (f != null) {
+                    return f;
+                }
+            } else if (type == QIDENT) {
+                Classification f = functionCall(t, from, i, to);
+                if (f != null) {
+                    return f;
+                }
+            }
+        }
+        return READ_ONLY;
+    }
+
+    private static Classification lockingClause(Tokens t, int i) {
+        if (t.is(i, "update")) {
+            return FOR_UPDATE;
+        }
+        if (t.is(i, "share")) {
+            return FOR_SHARE;
+        }
+        if (t.is(i, "no") && t.is(i + 1, "key") && t.is(i + 2, "update")) {
+            return FOR_NO_KEY_UPDATE;
+        }
+        if (t.is(i, "key") && t.is(i + 1, "share")) {
+            return FOR_KEY_SHARE;
+        }
+        return null;
+    }
+
+    /**
+     * If token {@code i} starts a (possibly schema-qualified) function name followed by {@code (},
+     * the verdict on that call when it is not read-only; otherwise null. Identifiers followed by
+     * a parenthesis that are not calls — type modifiers, alias and CTE column lists, grammar
+     * keywords — are recognised by context.
+     */
+    private Classification functionCall(Tokens t, int from, int i, int to) {
+        int first = i;
+        if (first > from && t.type[first - 1] == DOT) {
+            return null; // inside a qualified name we already looked at from its start
+        }
+        int last = i;
+        while (last + 2 < to && t.type[last + 1] == DOT
+                && (t.type[last + 2] == WORD || t.type[last + 2] == QIDENT)) {
+            last += 2;
+        }
+        if (last + 1 >= to || t.type[last + 1] != LPAREN) {
+            return null;
+        }
+        boolean qualified = last > first;
+        if (first > from && !followsCallContext(t, first - 1)) {
+            return null;
+        }
+        int close = t.match[last + 1];
+        if (close > 0 && t.is(close + 1, "as")
+                && (t.type(close + 2) == LPAREN || t.is(close + 2, "materialized") || t.is(close + 2, "not"))) {
+            return null; // WITH name(columns) AS (…)
+        }
+        boolean quoted = t.type[last] == QIDENT;
+        int ns = t.start[last];
+        int ne = t.end[last];
+        if (!quoted && !qualified) {
+            int kw = BuiltinFunctions.KEYWORDS.get(t.sql, ns, ne);
+            // Reserved and column-name keywords cannot name a function unquoted, so before "(" they
+            // are grammar: IN (…), EXISTS (…), COALESCE (…). Other keywords can (a user function
+            // may be called "freeze"), so only a known list of them counts as grammar: OVER (…), JOIN (…).
+            if (kw != NameTable.ABSENT && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
+                    && (kw == BuiltinFunctions.KW_RESERVED || kw == BuiltinFunctions.KW_COLUMN_NAME
+                        || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
+                return null;
+            }
+        }
+        String schema = qualified ? identifier(t, last - 2) : null;
+        boolean builtinScope = schema == null || schema.equals("pg_catalog");
+        if (quoted) {
+            String name = identifier(t, last);
+            return judge(name, builtinScope, schema,
+                    builtinScope ? BuiltinFunctions.VOLATILITY.getExact(name) : NameTable.ABSENT,
+                    builtinScope && BuiltinFunctions.isWriter(name, 0, name.length()),
+                    BuiltinFunctions.isHarmlessVolatile(name, 0, name.length()));
+        }
+        int builtin = builtinScope ? BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) : NameTable.ABSENT;
+        boolean writer = builtinScope && BuiltinFunctions.isWriter(t.sql, ns, ne);
+        if (writer) {
+            return Classification.of(Reason.WRITING_FUNCTION, lowerName(t, last));
+        }
+        if (builtin != NameTable.ABSENT && builtin != BuiltinFunctions.VOLATILE && catalog == FunctionCatalog.NONE) {
+            return null; // the hot path: a STABLE or IMMUTABLE built-in, no catalog to consult
+        }
+        return judge(lowerName(t, last), builtinScope, schema, builtin, false,
+                BuiltinFunctions.isHarmlessVolatile(t.sql, ns, ne));
+    }
+
+    private Classification judge(String name, boolean builtinScope, String schema, int builtin,
+                                 boolean writer, boolean harmless) {
+        if (writer) {
+            return Classification.of(Reason.WRITING_FUNCTION, name);
+        }
+        if (builtin != NameTable.ABSENT) {
+            if (schema == null && catalog != FunctionCatalog.NONE) {
+                // A user-defined overload of a built-in name is worse than pg_catalog's own version.
+                Volatility any = catalog.volatility(null, name);
+                Volatility own = catalog.volatility("pg_catalog", name);
+                if (any == Volatility.VOLATILE && own != Volatility.VOLATILE) {
+                    return Classification.of(Reason.VOLATILE_FUNCTION, name);
+                }
+            }
+            if (builtin != BuiltinFunctions.VOLATILE || harmless) {
+                return null;
+            }
+            return Classification.of(Reason.VOLATILE_FUNCTION, name);
+        }
+        Volatility v = catalog.volatility(schema, name);
+        switch (v) {
+            case IMMUTABLE:
+            case STABLE:
+                return null;
+            case VOLATILE:
+                return Classification.of(Reason.VOLATILE_FUNCTION, name);
+            default:
+                return Classification.of(Reason.UNKNOWN_FUNCTION, builtinScope || schema == null ? name : schema + '.' + name);
+        }
+    }
+
+    /**
+     * Whether the token before a name followed by {@code (} puts it in expression position. After
+     * {@code ::} or {@code AS} it is a type or an alias column list; after a plain identifier or a
+     * closing parenthesis it is an alias column list ({@code FROM t x(a, b)},
+     * {@code generate_series(1, 3) g(i)}), except after {@code DISTINCT ON (…)} and {@code OPERATOR(…)}.
+     */
+    private static boolean followsCallContext(Tokens t, int prev) {
+        int type = t.type[prev];
+        if (type == CAST || type == QIDENT) {
+            return false;
+        }
+        if (type == RPAREN) {
+            // The grammar puts an expression right after "DISTINCT ON (…)" and "OPERATOR(…)".
+            int open = t.match[prev];
+            return open > 0 && (t.is(open - 1, "on") && t.is(open - 2, "distinct") || t.is(open - 1, "operator"));
+        }
+        if (type == WORD) {
+            if (t.is(prev, "as")) {
+                return false;
+            }
+            return BuiltinFunctions.KEYWORDS.get(t.sql, t.start[prev], t.end[prev]) != NameTable.ABSENT;
+        }
+        return true;
+    }
+
+    private Classification explain(Tokens t, int from, int to) {
+        boolean analyze = false;
+        int i = from;
+        if (i < to && t.type[i] == LPAREN) {
+            int close = t.match[i];
+            if (close < 0 || close >= to) {
+                return UNPARSEABLE;
+            }
+            for (int j = i + 1; j < close; j++) {
+                if ((j == i + 1 || t.type[j - 1] == COMMA) && (t.is(j, "analyze") || t.is(j, "analyse"))) {
+                    boolean off = t.type[j + 1] != COMMA && j + 1 < close
+                            && (t.is(j + 1, "false") || t.is(j + 1, "off") || t.is(j + 1, "no")
+                                || t.type[j + 1] == NUMBER && t.end[j + 1] - t.start[j + 1] == 1
+                                   && t.sql.charAt(t.start[j + 1]) == '0');
+                    analyze = !off;
+                }
+            }
+            i = close + 1;
+        } else {
+            while (i < to && (t.is(i, "analyze") || t.is(i, "analyse") || t.is(i, "verbose"))) {
+                analyze |= !t.is(i, "verbose");
+                i++;
+            }
+        }
+        if (i >= to) {
+            return UNPARSEABLE;
+        }
+        if (!analyze) {
+            return READ_ONLY; // plain EXPLAIN plans but never executes
+        }
+        Classification inner = classifyStatement(t, i, to);
+        if (inner.replicaSafe()) {
+            return inner;
+        }
+        return Classification.of(Reason.EXPLAIN_ANALYZE_WRITE,
+                inner.detail() != null ? inner.detail() : inner.reason().name());
+    }
+
+    private Classification set(Tokens t, int from, int to) {
+        int i = from;
+        if (t.is(i, "session") || t.is(i, "local")) {
+            i++;
+        }
+        // SET [SESSION|LOCAL] default_transaction_read_only / transaction_read_only = off: read-write.
+        if (t.is(i, "transaction_read_only") || t.is(i, "default_transaction_read_only")) {
+            int v = i + 1;
+            if (t.is(v, "to") || t.type(v) == SqlLexer.OP && t.end[v] - t.start[v] == 1 && t.sql.charAt(t.start[v]) == '=') {
+                v++;
+            }
+            if (v < to && (t.is(v, "on") || t.is(v, "true") || t.is(v, "yes")
+                    || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
+                    || t.type[v] == STRING && isTrueLiteral(t, v))) {
+                return SESSION_STATE;
+            }
+            return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
+        }
+        Classification modes = transactionModes(t, i, to);
+        return modes.replicaSafe() ? SESSION_STATE : modes;
+    }
+
+    private static boolean isTrueLiteral(Tokens t, int i) {
+        String v = t.sql.substring(t.start[i] + 1, t.end[i] - 1).trim().toLowerCase(Locale.ROOT);
+        return v.equals("on") || v.equals("true") || v.equals("yes") || v.equals("1");
+    }
+
+    /** BEGIN / START TRANSACTION / SET TRANSACTION modes: serializable and read-write need the primary. */
+    private static Classification transactionModes(Tokens t, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (t.is(i, "serializable")
+                    || t.type[i] == STRING && t.sql.regionMatches(true, t.start[i] + 1, "serializable", 0, 12)) {
+                return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "SERIALIZABLE");
+            }
+            if (t.is(i, "read") && t.is(i + 1, "write")) {
+                return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
+            }
+        }
+        return TRANSACTION_CONTROL;
+    }
+
+    private Classification prepare(Tokens t, int from, int to) {
+        if (t.is(from, "transaction")) {
+            return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "PREPARE TRANSACTION");
+        }
+        int i = from + 1; // the statement name
+        if (i < to && t.type[i] == LPAREN) {
+            i = t.match[i] + 1; // parameter types
+            if (i <= 0) {
+                return UNPARSEABLE;
+            }
+        }
+        if (!t.is(i, "as")) {
+            return UNPARSEABLE;
+        }
+        // Its EXECUTE will go to the primary if the body writes, so the PREPARE must go there too.
+        Classification inner = classifyStatement(t, i + 1, to);
+        return inner.replicaSafe() ? SESSION_STATE : inner;
+    }
+
+    private Classification declare(Tokens t, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (t.is(i, "for")) {
+                Classification inner = classifyStatement(t, i + 1, to);
+                return inner.replicaSafe() ? SESSION_STATE : inner;
+            }
+        }
+        return UNPARSEABLE;
+    }
+
+    private Classification copy(Tokens t, int from, int to) {
+        int i = from;
+        if (i < to && t.type[i] == LPAREN) {
+            int close = t.match[i];
+            if (close < 0 || close >= to) {
+                return UNPARSEABLE;
+            }
+            Classification inner = classifyStatement(t, i + 1, close);
+            if (!inner.replicaSafe()) {
+                return inner;
+            }
+            i = close + 1;
+        }
+        for (; i < to; i++) {
+            if (t.type[i] == LPAREN) {
+                i = Math.max(i, t.match[i]);
+                if (t.match[i] < 0) {
+                    return UNPARSEABLE;
+                }
+            } else if (t.is(i, "from")) {
+                return Classification.of(Reason.COPY_FROM);
+            } else if (t.is(i, "to")) {
+                if (t.is(i + 1, "stdout")) {
+                    return READ_ONLY;
+                }
+                return Classification.of(Reason.UTILITY, "COPY TO FILE"); // server file or PROGRAM
+            }
+        }
+        return UNPARSEABLE;
+    }
+
+    /** The keyword at {@code i} in upper case, for details (a small, fixed vocabulary). */
+    private static String verb(Tokens t, int i) {
+        return t.text(i).toUpperCase(Locale.ROOT);
+    }
+
+    private static String lowerName(Tokens t, int i) {
+        if (t.type[i] == QIDENT) {
+            return identifier(t, i);
+        }
+        return t.text(i).toLowerCase(Locale.ROOT);
+    }
+
+    /** The case-folded value of identifier token {@code i}: unquoted lower-cased, quoted verbatim. */
+    private static String identifier(Tokens t, int i) {
+        if (t.type[i] != QIDENT) {
+            return t.text(i).toLowerCase(Locale.ROOT);
+        }
+        int s = t.start[i];
+        if (t.sql.charAt(s) != '"') {
+            s += 2; // U&"…": Unicode escapes are not decoded; such a name simply stays unknown
+        }
+        return t.sql.substring(s + 1, t.end[i] - 1).replace("\"\"", "\"");
+    }
+
+    private static NameTable statementKinds() {
+        Object[][] kinds = {
+            {K_QUERY, "select", "with", "values", "table"},
+            {K_SHOW, "show"},
+            {K_EXPLAIN, "explain"},
+            {K_DML, "insert", "update", "delete", "merge", "truncate"},
+            {K_DDL, "create", "alter", "drop", "comment", "grant", "revoke", "security", "import",
+                "reassign", "refresh"},
+            {K_SET, "set"},
+            {K_RESET, "reset"},
+            {K_BEGIN, "begin", "start"},
+            {K_END, "commit", "end", "rollback", "abort"},
+            {K_SAVEPOINT, "savepoint", "release"},
+            {K_PREPARE, "prepare"},
+            {K_EXECUTE, "execute"},
+            {K_SESSION, "deallocate", "fetch", "move", "close", "discard", "unlisten"},
+            {K_DECLARE, "declare"},
+            {K_CALL, "call"},
+            {K_DO, "do"},
+            {K_COPY, "copy"},
+            {K_LOCK, "lock"},
+            {K_UTILITY, "vacuum", "analyze", "analyse", "cluster", "reindex", "checkpoint", "listen",
+                "notify", "load"},
+        };
+        int n = 0;
+        for (Object[] k : kinds) {
+            n += k.length - 1;
+        }
+        String[] names = new String[n];
+        int[] values = new int[n];
+        int j = 0;
+        for (Object[] k : kinds) {
+            for (int m = 1; m < k.length; m++) {
+                names[j] = (String) k[m];
+                values[j++] = (Integer) k[0];
+            }
+        }
+        return new NameTable(names, values);
+    }
+}
