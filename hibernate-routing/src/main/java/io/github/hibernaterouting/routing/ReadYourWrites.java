@@ -1,0 +1,85 @@
+package io.github.hibernaterouting.routing;
+
+import java.sql.SQLException;
+import java.util.Objects;
+
+import jakarta.persistence.EntityManagerFactory;
+
+import org.hibernate.JDBCException;
+
+import io.github.hibernaterouting.routing.internal.RoutingRuntime;
+
+/**
+ * Read-your-writes across requests, application instances and workers, for code that is not in
+ * the servlet filter's hands.
+ *
+ * <p>Inside a {@link RoutingScope} with an actor, the library does the rest by itself: it records
+ * each committed write's WAL position in the scope ({@link RoutingScope#lastCommit()}) and in the
+ * actor's stamp, and sends the actor's later reads only to replicas that have replayed it. This
+ * class covers what happens between scopes: stamping a message, reading an actor's stamp, storing
+ * the shared marker before a mutation. Every method is a no-op or returns {@code null} when routing
+ * is off for the persistence unit. Thread-safe.
+ */
+public final class ReadYourWrites {
+	private ReadYourWrites() {
+	}
+
+	/**
+	 * The primary's current WAL position, for a publisher to stamp a message with after its write
+	 * committed; a worker then handles the message under that position ({@link StampedWork}).
+	 *
+	 * @return the token, or {@code null} when routing is off
+	 * @throws JDBCException if the primary cannot be asked
+	 */
+	public static ConsistencyToken currentPosition(EntityManagerFactory emf) {
+		final RoutingRuntime runtime = RoutingRuntime.of( emf );
+		if ( runtime == null ) {
+			return null;
+		}
+		try {
+			return ConsistencyToken.ofPosition( runtime.currentPosition() );
+		}
+		catch (SQLException e) {
+			throw new JDBCException( "Could not read the primary's WAL position", e );
+		}
+	}
+
+	/**
+	 * The actor's stamp, read from the primary's actors' table ({@code actor_stamps=TABLE}) or this
+	 * instance's memory; never from a replica. Pass it to {@link RoutingScope.Builder#minimum}. Most
+	 * applications load the stamp column together with the actor in their own authentication query
+	 * instead, which costs no extra round trip.
+	 *
+	 * @return the stamp, or {@code null} if the actor has none or routing is off
+	 */
+	public static ConsistencyToken stampOf(EntityManagerFactory emf, String actor) {
+		Objects.requireNonNull( actor, "actor" );
+		final RoutingRuntime runtime = RoutingRuntime.of( emf );
+		if ( runtime == null ) {
+			return null;
+		}
+		try {
+			final long stamp = runtime.stampOf( actor );
+			return stamp == 0 ? null : ConsistencyToken.ofPosition( stamp );
+		}
+		catch (SQLException e) {
+			throw new JDBCException( "Could not read the actor's stamp from the primary", e );
+		}
+	}
+
+	/**
+	 * Stores the shared Redis marker that says {@code actor} has a mutation starting, so every
+	 * instance sends the actor's reads to the primary until the mutation commits. The servlet filter
+	 * calls this before a mutating request's handler runs; inside a scope with an actor the library
+	 * also does it before the first write. A no-op without {@code hibernate.routing.redis.uri}.
+	 *
+	 * @throws ConsistencyMarkerException if Redis cannot be reached: do not run the mutation
+	 */
+	public static void beforeMutation(EntityManagerFactory emf, String actor) {
+		Objects.requireNonNull( actor, "actor" );
+		final RoutingRuntime runtime = RoutingRuntime.of( emf );
+		if ( runtime != null ) {
+			runtime.beforeMutation( actor );
+		}
+	}
+}

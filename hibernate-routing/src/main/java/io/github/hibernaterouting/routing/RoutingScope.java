@@ -1,0 +1,259 @@
+package io.github.hibernaterouting.routing;
+
+/**
+ * A unit of routing context bound to the current thread: a strategy, and whether work in it has
+ * written.
+ *
+ * <p>Scopes nest. The innermost scope that names a strategy decides for every session used inside
+ * it (unless a query hint or a session property says otherwise). When a session inside a scope
+ * writes, the scope and all scopes around it are marked as having written, so that under
+ * {@link Strategy#READ_AFTER_WRITE} later sessions in them read from the primary.
+ *
+ * <pre>{@code
+ * try (RoutingScope scope = RoutingScope.open(Strategy.PRIMARY)) {
+ *     entityManager.find(Account.class, id); // served by the primary
+ * }
+ * }</pre>
+ *
+ * <p>A scope may also name an <em>actor</em> (whoever must see their own writes: a user, an API
+ * key, a service identity) and a minimum WAL position its reads must reflect, for example from a
+ * {@link ConsistencyToken}. Reads then use only replicas that have replayed the actor's last commit
+ * and that position. When a unit of work in the scope commits a write, the scope records the
+ * commit's position ({@link #lastCommit()}) and the actor's stamp is advanced.
+ *
+ * <pre>{@code
+ * try (RoutingScope scope = RoutingScope.builder().actor("user-42").minimum(token).open()) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>A scope belongs to the thread that opened it and must be closed there, innermost first;
+ * {@link #close()} throws {@link IllegalStateException} otherwise. The servlet filter and the
+ * worker API open their own scopes; {@link Routing} offers a lambda form.
+ */
+public final class RoutingScope implements AutoCloseable {
+	private static final ThreadLocal<RoutingScope> CURRENT = new ThreadLocal<>();
+
+	static {
+		// The library records commits in scopes; users cannot, so these stay off the public API.
+		io.github.hibernaterouting.routing.internal.ScopeAccess.install( new io.github.hibernaterouting.routing.internal.ScopeAccess() {
+			@Override
+			public void recordCommit(RoutingScope scope, ConsistencyToken position) {
+				scope.recordCommit( position );
+			}
+
+			@Override
+			public long resolved(RoutingScope scope, Object resolver, java.util.function.LongSupplier lookup) {
+				return scope.resolved( resolver, lookup );
+			}
+
+			@Override
+			public void forgetResolved(RoutingScope scope) {
+				scope.forgetResolved();
+			}
+
+			@Override
+			public boolean marked(RoutingScope scope, Object resolver) {
+				return scope.markedFor == resolver;
+			}
+
+			@Override
+			public void setMarked(RoutingScope scope, Object resolver) {
+				scope.markedFor = resolver;
+			}
+		} );
+	}
+
+	private final RoutingScope parent;
+	private final Strategy strategy;
+	private final String actor;
+	private final ConsistencyToken minimum;
+	private final Thread owner;
+	private volatile boolean written;
+	private volatile ConsistencyToken lastCommit;
+	private boolean closed;
+	/** What the actor's stamp resolved to, for the persistence unit that resolved it (see {@link #resolved}). */
+	private Object resolvedFor;
+	private long resolvedMinimum;
+	/** The persistence unit that stored this scope's actor's mutation marker, if one did. */
+	private Object markedFor;
+
+	private RoutingScope(RoutingScope parent, Strategy strategy, String actor, ConsistencyToken minimum) {
+		this.parent = parent;
+		this.strategy = strategy;
+		this.actor = actor;
+		this.minimum = minimum;
+		this.owner = Thread.currentThread();
+	}
+
+	/** Builds a scope with an actor or a minimum position. */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/** Options of a new scope; {@link #open()} binds it to the current thread. Not thread-safe. */
+	public static final class Builder {
+		private Strategy strategy;
+		private String actor;
+		private ConsistencyToken minimum;
+
+		private Builder() {
+		}
+
+		/** The strategy for work inside the scope; {@code null} (the default) inherits it. */
+		public Builder strategy(Strategy strategy) {
+			this.strategy = strategy;
+			return this;
+		}
+
+		/**
+		 * Whose writes must be visible to the work inside the scope; {@code null} inherits it.
+		 *
+		 * @throws IllegalArgumentException if the key is blank or longer than 200 characters
+		 */
+		public Builder actor(String actor) {
+			if ( actor != null && ( actor.isBlank() || actor.length() > 200 ) ) {
+				throw new IllegalArgumentException( "An actor key must be 1 to 200 characters, not blank: '" + actor + "'" );
+			}
+			this.actor = actor;
+			return this;
+		}
+
+		/** A position reads inside the scope must reflect; combined with any given before (the later wins). */
+		public Builder minimum(ConsistencyToken minimum) {
+			this.minimum = minimum == null ? this.minimum : minimum.max( this.minimum );
+			return this;
+		}
+
+		/** Opens the scope on the current thread, nested in the current one if there is one. */
+		public RoutingScope open() {
+			final RoutingScope scope = new RoutingScope( CURRENT.get(), strategy, actor, minimum );
+			CURRENT.set( scope );
+			return scope;
+		}
+	}
+
+	/**
+	 * Opens a scope on the current thread, nested in the current one if there is one.
+	 *
+	 * @param strategy the strategy for work inside the scope, or {@code null} to inherit it
+	 * @return the open scope; close it (try-with-resources) on the same thread
+	 */
+	public static RoutingScope open(Strategy strategy) {
+		return builder().strategy( strategy ).open();
+	}
+
+	/** The innermost open scope of the current thread, or {@code null}. */
+	public static RoutingScope current() {
+		return CURRENT.get();
+	}
+
+	/** The strategy this scope was opened with, or {@code null} if it inherits. */
+	public Strategy strategy() {
+		return strategy;
+	}
+
+	/** The strategy of this scope or, if it names none, of the nearest enclosing scope that does; else {@code null}. */
+	public Strategy effectiveStrategy() {
+		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
+			if ( scope.strategy != null ) {
+				return scope.strategy;
+			}
+		}
+		return null;
+	}
+
+	/** The actor of this scope or of the nearest enclosing scope that names one; else {@code null}. */
+	public String actor() {
+		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
+			if ( scope.actor != null ) {
+				return scope.actor;
+			}
+		}
+		return null;
+	}
+
+	/** The latest minimum position given to this scope or an enclosing one; else {@code null}. */
+	public ConsistencyToken minimum() {
+		ConsistencyToken latest = null;
+		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
+			if ( scope.minimum != null ) {
+				latest = scope.minimum.max( latest );
+			}
+		}
+		return latest;
+	}
+
+	/**
+	 * The position of the latest commit of a write made inside this scope (or a scope nested in it),
+	 * or {@code null} if nothing was committed here. Hand it to callers as the token for their next read.
+	 */
+	public ConsistencyToken lastCommit() {
+		return lastCommit;
+	}
+
+	/** Records a committed write's position in this scope and every enclosing one. */
+	void recordCommit(ConsistencyToken position) {
+		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
+			scope.lastCommit = position.max( scope.lastCommit );
+			scope.written = true;
+		}
+	}
+
+	/**
+	 * The actor's minimum position as resolved by one persistence unit, cached in the scope so that a
+	 * scope looks the actor up once; {@code resolver} identifies the persistence unit.
+	 */
+	long resolved(Object resolver, java.util.function.LongSupplier lookup) {
+		if ( resolvedFor != resolver ) {
+			resolvedMinimum = lookup.getAsLong();
+			resolvedFor = resolver;
+		}
+		return resolvedMinimum;
+	}
+
+	/** Forgets the cached actor position, after the actor wrote. */
+	void forgetResolved() {
+		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
+			scope.resolvedFor = null;
+		}
+	}
+
+	/** Whether work inside this scope (or a scope nested in it) has written. */
+	public boolean hasWritten() {
+		return written;
+	}
+
+	/** Records that work inside this scope wrote, in this scope and every enclosing one. */
+	public void markWritten() {
+		for ( RoutingScope scope = this; scope != null && !scope.written; scope = scope.parent ) {
+			scope.written = true;
+		}
+	}
+
+	/**
+	 * Unbinds this scope from the thread, making its parent current again.
+	 *
+	 * @throws IllegalStateException if called from another thread or while a nested scope is still open
+	 */
+	@Override
+	public void close() {
+		if ( closed ) {
+			return;
+		}
+		if ( Thread.currentThread() != owner ) {
+			throw new IllegalStateException( "A RoutingScope must be closed on the thread that opened it ("
+					+ owner.getName() + "), not on " + Thread.currentThread().getName() );
+		}
+		if ( CURRENT.get() != this ) {
+			throw new IllegalStateException( "RoutingScopes must be closed innermost first: a scope nested in this one is still open" );
+		}
+		closed = true;
+		if ( parent == null ) {
+			CURRENT.remove();
+		}
+		else {
+			CURRENT.set( parent );
+		}
+	}
+}

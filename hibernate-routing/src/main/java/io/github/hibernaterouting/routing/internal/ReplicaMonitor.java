@@ -1,0 +1,112 @@
+package io.github.hibernaterouting.routing.internal;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks, in the background, where the primary's WAL is and how far each replica has replayed it,
+ * whether each replica is reachable and still in recovery; feeds the circuit breakers and the lag
+ * bounds.
+ *
+ * <p>One daemon thread per persistence unit; {@link #close()} stops it.
+ */
+final class ReplicaMonitor implements AutoCloseable {
+	private static final Logger LOG = LoggerFactory.getLogger( ReplicaMonitor.class );
+	private static final int QUERY_TIMEOUT_SECONDS = 2;
+
+	private final DataSource primary;
+	private final List<ReplicaNode> replicas;
+	private final RoutingConfig config;
+	private final ScheduledExecutorService executor;
+	private volatile long primaryLsn = Lsn.UNKNOWN;
+
+	ReplicaMonitor(DataSource primary, List<ReplicaNode> replicas, RoutingConfig config) {
+		this.primary = primary;
+		this.replicas = replicas;
+		this.config = config;
+		this.executor = Executors.newSingleThreadScheduledExecutor( runnable -> {
+			final Thread thread = new Thread( runnable, "hibernate-routing-health" );
+			thread.setDaemon( true );
+			return thread;
+		} );
+	}
+
+	/** Runs one check now, so routing starts from facts, then schedules the rest. */
+	void start() {
+		checkNow();
+		final long interval = config.healthCheckInterval.toMillis();
+		executor.scheduleWithFixedDelay( this::checkQuietly, interval, interval, TimeUnit.MILLISECONDS );
+	}
+
+	/** The primary's WAL position at the last check. */
+	long primaryLsn() {
+		return primaryLsn;
+	}
+
+	private void checkQuietly() {
+		try {
+			checkNow();
+		}
+		catch (RuntimeException e) {
+			LOG.warn( "Replica health check failed unexpectedly", e );
+		}
+	}
+
+	/** Checks the primary and every replica once, on the calling thread. */
+	void checkNow() {
+		final long lsn = queryPrimaryLsn();
+		for ( ReplicaNode node : replicas ) {
+			final boolean wasUp = node.checked && node.isUp();
+			final boolean wasInRecovery = node.inRecovery;
+			final boolean answered = node.check( lsn, QUERY_TIMEOUT_SECONDS );
+			if ( !answered && ( wasUp || !node.checked ) ) {
+				LOG.warn( "Replica {} does not answer; reads skip it until it does", node );
+			}
+			else if ( answered && node.isUp() && !wasUp ) {
+				LOG.info( "Replica {} is up (replayed {}, {} bytes behind)", node, Lsn.format( node.replayLsn ), node.lagBytes );
+			}
+			if ( answered && !node.inRecovery && wasInRecovery && config.checkRecovery ) {
+				LOG.error( "Replica {} is not in recovery (promoted, or not a standby); it gets no reads", node );
+			}
+		}
+	}
+
+	private long queryPrimaryLsn() {
+		try (Connection connection = primary.getConnection(); Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout( QUERY_TIMEOUT_SECONDS );
+			try (ResultSet rs = statement.executeQuery( "select pg_current_wal_lsn()::text" )) {
+				rs.next();
+				final long lsn = Lsn.parse( rs.getString( 1 ) );
+				primaryLsn = lsn;
+				return lsn;
+			}
+		}
+		catch (SQLException e) {
+			// Lag cannot be measured without the primary; keep the last known position.
+			LOG.warn( "Cannot read the primary's WAL position: {}", e.getMessage() );
+			return primaryLsn;
+		}
+	}
+
+	@Override
+	public void close() {
+		executor.shutdownNow();
+		try {
+			executor.awaitTermination( 5, TimeUnit.SECONDS );
+		}
+		catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package io.github.hibernaterouting.routing.internal;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The library's Micrometer meters. Counters are created on first use and kept in arrays, so that
+ * recording a routing decision is an array read and an increment.
+ *
+ * <p>No meter carries SQL, parameter values, URLs or credentials: tags are node names and reasons.
+ */
+public final class RoutingMetrics {
+	static final String STATEMENTS = "hibernate.routing.statements";
+	static final String ESCALATIONS = "hibernate.routing.escalations";
+	static final String FALLBACKS = "hibernate.routing.fallbacks";
+	static final String REPLICA_FAILURES = "hibernate.routing.replica.failures";
+
+	private final MeterRegistry registry;
+	private final String[] nodeNames;
+	private final Counter[][] statements;
+	private final Counter[] escalations = new Counter[RouteReason.values().length];
+	private final Counter[] fallbacks = new Counter[RouteReason.values().length];
+	private final Counter[] replicaFailures;
+	private final Counter[] gateOutcomes = new Counter[LsnGate.Outcome.values().length];
+	private final Timer gateWait;
+	private final Counter stampErrors;
+	final DecisionLog decisions = new DecisionLog();
+
+	RoutingMetrics(Object configured, List<ReplicaNode> replicas) {
+		this.registry = configured instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+		nodeNames = new String[replicas.size() + 1];
+		nodeNames[0] = "primary";
+		for ( ReplicaNode node : replicas ) {
+			nodeNames[node.index + 1] = node.name;
+		}
+		statements = new Counter[nodeNames.length][RouteReason.values().length];
+		replicaFailures = new Counter[replicas.size()];
+		gateWait = Timer.builder( "hibernate.routing.lsn_gate.wait" )
+				.description( "Time units of work spent waiting for a replica to reach their required WAL position" )
+				.register( registry );
+		stampErrors = Counter.builder( "hibernate.routing.actor_stamps.errors" )
+				.description( "Failures to advance an actor's stamp in the actors' table after a commit" )
+				.register( registry );
+		for ( ReplicaNode node : replicas ) {
+			Gauge.builder( "hibernate.routing.replica.lag.bytes", node, n -> n.lagBytes < 0 ? Double.NaN : n.lagBytes )
+					.description( "Bytes of WAL the replica had left to replay at the last check" )
+					.baseUnit( "bytes" ).tag( "node", node.name ).register( registry );
+			Gauge.builder( "hibernate.routing.replica.lag.seconds", node, n -> n.lagSeconds )
+					.description( "Seconds since the replica last replayed a transaction while behind; 0 when caught up" )
+					.baseUnit( "seconds" ).tag( "node", node.name ).register( registry );
+			Gauge.builder( "hibernate.routing.replica.up", node, n -> n.isUp() ? 1 : 0 )
+					.description( "1 when the replica answered its last check and its circuit breaker is closed" )
+					.tag( "node", node.name ).register( registry );
+			Gauge.builder( "hibernate.routing.replica.circuit.state", node, n -> n.breaker.state().ordinal() )
+					.description( "Circuit breaker state: 0 closed, 1 open, 2 half-open" )
+					.tag( "node", node.name ).register( registry );
+		}
+	}
+
+	/** The registry meters are recorded in. */
+	public MeterRegistry registry() {
+		return registry;
+	}
+
+	/** Counts one statement; {@code replica} is {@code null} for the primary. */
+	void statement(ReplicaNode replica, RouteReason reason) {
+		final int node = replica == null ? 0 : replica.index + 1;
+		Counter counter = statements[node][reason.ordinal()];
+		if ( counter == null ) {
+			counter = Counter.builder( STATEMENTS )
+					.description( "Statements routed, by serving node and reason" )
+					.tag( "target", replica == null ? "primary" : "replica" )
+					.tag( "node", nodeNames[node] )
+					.tag( "reason", reason.tag )
+					.register( registry );
+			statements[node][reason.ordinal()] = counter;
+		}
+		counter.increment();
+		decisions.record( node, reason );
+	}
+
+	/** Statements counted for a node ({@code null} = primary), summed over reasons; writes only if {@code writes}. */
+	long statements(ReplicaNode replica, boolean writes) {
+		final int node = replica == null ? 0 : replica.index + 1;
+		long total = 0;
+		for ( RouteReason reason : RouteReason.values() ) {
+			final Counter counter = statements[node][reason.ordinal()];
+			final boolean write = reason == RouteReason.WRITE || reason == RouteReason.RAW_JDBC;
+			if ( counter != null && write == writes ) {
+				total += (long) counter.count();
+			}
+		}
+		return total;
+	}
+
+	String nodeName(int node) {
+		return nodeNames[node];
+	}
+
+	void escalation(RouteReason reason) {
+		counter( escalations, ESCALATIONS, "Units of work moved to the primary for the rest of their life", reason ).increment();
+	}
+
+	void fallback(RouteReason reason) {
+		counter( fallbacks, FALLBACKS, "Reads that wanted a replica and went to the primary", reason ).increment();
+	}
+
+	void replicaFailure(ReplicaNode node) {
+		Counter counter = replicaFailures[node.index];
+		if ( counter == null ) {
+			counter = Counter.builder( REPLICA_FAILURES ).description( "Failures to get a connection from a replica" )
+					.tag( "node", node.name ).register( registry );
+			replicaFailures[node.index] = counter;
+		}
+		counter.increment();
+	}
+
+	/** Counts a check of the LSN gate and, unless the position was already known, the time it took. */
+	void gate(LsnGate.Outcome outcome, long nanos) {
+		Counter counter = gateOutcomes[outcome.ordinal()];
+		if ( counter == null ) {
+			counter = Counter.builder( "hibernate.routing.lsn_gate" )
+					.description( "Units of work that needed a WAL position, by how the gate found (or did not find) a replica" )
+					.tag( "outcome", outcome.tag ).register( registry );
+			gateOutcomes[outcome.ordinal()] = counter;
+		}
+		counter.increment();
+		if ( outcome != LsnGate.Outcome.KNOWN ) {
+			gateWait.record( nanos, TimeUnit.NANOSECONDS );
+		}
+	}
+
+	void markerError(String operation) {
+		Counter.builder( "hibernate.routing.redis.errors" ).description( "Failures to read, store or raise the Redis mutation marker" )
+				.tag( "operation", operation ).register( registry ).increment();
+	}
+
+	void stampError() {
+		stampErrors.increment();
+	}
+
+	private Counter counter(Counter[] cache, String name, String description, RouteReason reason) {
+		Counter counter = cache[reason.ordinal()];
+		if ( counter == null ) {
+			counter = Counter.builder( name ).description( description ).tag( "reason", reason.tag ).register( registry );
+			cache[reason.ordinal()] = counter;
+		}
+		return counter;
+	}
+}
