@@ -28,6 +28,16 @@ public final class ConsistencyToken implements Comparable<ConsistencyToken> {
 	}
 
 	/**
+	 * The token for a {@code pg_lsn} value in PostgreSQL's text form ({@code 16/B374D848}), as read
+	 * from a stamp column with {@code getString}; {@code null} gives {@code null}.
+	 *
+	 * @throws IllegalArgumentException if the text is not a WAL position
+	 */
+	public static ConsistencyToken ofLsn(String pgLsn) {
+		return pgLsn == null ? null : new ConsistencyToken( io.github.hibernaterouting.routing.internal.Lsn.parse( pgLsn.trim() ) );
+	}
+
+	/**
 	 * Reads a token produced by {@link #toString()}.
 	 *
 	 * @throws IllegalArgumentException naming what is wrong, if {@code text} is not a token
