@@ -108,6 +108,9 @@ final class ActorStamps implements AutoCloseable {
 	 */
 	long minimumFor(String actor) {
 		final Long remembered = memory.getIfPresent( actor );
+		if ( remembered != null && remembered == PRIMARY_ONLY ) {
+			return PRIMARY_ONLY;
+		}
 		long minimum = remembered == null ? Lsn.UNKNOWN : remembered;
 		if ( redis != null ) {
 			try {
@@ -129,7 +132,7 @@ final class ActorStamps implements AutoCloseable {
 	/** The stamp in the actors' table, read from the primary ({@code actor_stamps=TABLE}); else what memory holds. */
 	long readFromPrimary(String actor) throws SQLException {
 		final Long remembered = memory.getIfPresent( actor );
-		long stamp = remembered == null ? Lsn.UNKNOWN : remembered;
+		long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
 		if ( readSql != null ) {
 			try (Connection connection = primary.getConnection(); PreparedStatement statement = connection.prepareStatement( readSql )) {
 				statement.setString( 1, actor );
@@ -160,13 +163,19 @@ final class ActorStamps implements AutoCloseable {
 		}
 	}
 
+	/** Sends {@code actor}'s reads on this instance to the primary until the memory entry expires. */
+	void primaryOnly(String actor) {
+		memory.put( actor, PRIMARY_ONLY );
+	}
+
 	/**
 	 * Advances {@code actor}'s stamp to {@code lsn} everywhere, after its write committed. A failure
 	 * is logged and counted but not thrown: the write is committed, and a pending Redis marker keeps
 	 * the actor's reads on the primary until it expires.
 	 */
 	void advance(String actor, long lsn) {
-		memory.asMap().merge( actor, lsn, Lsn::max );
+		// A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
+		memory.asMap().merge( actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max( old, now ) );
 		if ( advanceSql != null ) {
 			try (Connection connection = primary.getConnection(); PreparedStatement statement = connection.prepareStatement( advanceSql )) {
 				statement.setString( 1, Lsn.format( lsn ) );

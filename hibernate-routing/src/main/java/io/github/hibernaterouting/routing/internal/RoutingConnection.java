@@ -298,11 +298,22 @@ final class RoutingConnection implements Connection {
 		return primary;
 	}
 
-	/** Reads the WAL position that covers the write just committed on the primary and records it. */
-	private void captureCommit() throws SQLException {
-		// Auto-commit first, so that the query does not open a transaction the pool must roll back.
-		primary.setAutoCommit( true );
-		runtime.afterCommit( RoutingRuntime.insertPosition( primary ) );
+	/**
+	 * Reads the WAL position that covers the write just committed on the primary and records it.
+	 * Never throws: the write is committed, and reporting a failure now would make the caller
+	 * believe it was not. Without the position, the actor is kept on the primary instead.
+	 */
+	private void captureCommit() {
+		try {
+			// Auto-commit first, so that the query does not open a transaction the pool must roll back.
+			primary.setAutoCommit( true );
+			runtime.afterCommit( RoutingRuntime.insertPosition( primary ) );
+		}
+		catch (SQLException e) {
+			LOG.warn( "Could not read the WAL position after a commit ({}); this actor's reads use the primary for a while",
+					e.getMessage() );
+			runtime.commitPositionUnknown();
+		}
 	}
 
 	private void releasePhysicals() throws SQLException {
@@ -431,7 +442,7 @@ final class RoutingConnection implements Connection {
 				primary.setAutoCommit( true );
 				if ( wroteInTransaction ) {
 					wroteInTransaction = false;
-					runtime.afterCommit( RoutingRuntime.insertPosition( primary ) );
+					captureCommit();
 				}
 			}
 			this.autoCommit = true;

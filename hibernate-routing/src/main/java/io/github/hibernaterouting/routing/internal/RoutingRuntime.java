@@ -220,6 +220,23 @@ public final class RoutingRuntime implements AutoCloseable {
 	}
 
 	/**
+	 * A write committed but its position could not be read: the scope counts as written and the
+	 * actor's reads on this instance go to the primary until its stamp expires from memory.
+	 */
+	void commitPositionUnknown() {
+		final RoutingScope scope = RoutingScope.current();
+		if ( scope == null ) {
+			return;
+		}
+		scope.markWritten();
+		ScopeAccess.get().forgetResolved( scope );
+		final String actor = scope.actor();
+		if ( actor != null ) {
+			stamps.primaryOnly( actor );
+		}
+	}
+
+	/**
 	 * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
 	 * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
 	 * a mutation pending. The actor is looked up once per scope.

@@ -1,0 +1,36 @@
+package io.github.hibernaterouting.routing.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/** The in-memory part of actor stamps (the table and Redis parts are tested against real servers). */
+class ActorStampsTest {
+	private final RoutingConfig config = RoutingConfig.from( Map.of(
+			"jakarta.persistence.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/app",
+			RoutingSettings.REPLICA_URLS, "jdbc:postgresql://127.0.0.1:5433/app" ), name -> null );
+	private final ActorStamps stamps = new ActorStamps( config, null, new RoutingMetrics( new SimpleMeterRegistry(), List.of() ) );
+
+	@Test
+	void stamp_onlyMovesForward() {
+		stamps.advance( "a", 500 );
+		stamps.advance( "a", 300 );
+		assertThat( stamps.minimumFor( "a" ) ).isEqualTo( 500 );
+		assertThat( stamps.minimumFor( "b" ) ).isEqualTo( Lsn.UNKNOWN );
+	}
+
+	@Test
+	void unknownCommitPosition_sendsTheActorToThePrimary_untilALaterCommitIsKnown() {
+		stamps.advance( "a", 500 );
+		stamps.primaryOnly( "a" );
+		assertThat( stamps.minimumFor( "a" ) ).isEqualTo( ActorStamps.PRIMARY_ONLY );
+		stamps.advance( "a", 700 );
+		assertThat( stamps.minimumFor( "a" ) ).isEqualTo( 700 );
+	}
+}
