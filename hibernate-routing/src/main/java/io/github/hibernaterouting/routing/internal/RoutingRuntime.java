@@ -187,7 +187,6 @@ public final class RoutingRuntime implements AutoCloseable {
 			return;
 		}
 		beforeMutation( actor );
-		ScopeAccess.get().setMarked( scope, this );
 	}
 
 	/**
@@ -201,6 +200,11 @@ public final class RoutingRuntime implements AutoCloseable {
 		}
 		catch (RedisMarker.Unavailable e) {
 			throw new ConsistencyMarkerException( e.getMessage(), e );
+		}
+		// Called from outside (the servlet filter) inside the actor's scope: the first write need not store it again.
+		final RoutingScope scope = RoutingScope.current();
+		if ( scope != null && actor.equals( scope.actor() ) ) {
+			ScopeAccess.get().setMarked( scope, this );
 		}
 	}
 
