@@ -265,16 +265,6 @@ public final class ReadYourWritesFilter implements Filter {
 			return;
 		}
 		final RequestRouting routing = decide( request, method, mutation, forcePrimary, strong );
-		if ( mutation && actor != null ) {
-			try {
-				ReadYourWrites.beforeMutation( entityManagerFactory(), actor.key() );
-			}
-			catch (ConsistencyMarkerException e) {
-				markerUnavailable( response, e );
-				return;
-			}
-		}
-		request.setAttribute( RequestRouting.ATTRIBUTE, routing );
 		final RoutingScope outer = RoutingScope.current();
 		final RoutingScope scope = RoutingScope.builder()
 				.strategy( routing.strategy() )
@@ -283,6 +273,18 @@ public final class ReadYourWritesFilter implements Filter {
 				.minimum( requested )
 				.open();
 		try {
+			if ( mutation && actor != null ) {
+				// Inside the request's scope, so the library knows the marker is stored and its
+				// first write does not store it again.
+				try {
+					ReadYourWrites.beforeMutation( entityManagerFactory(), actor.key() );
+				}
+				catch (ConsistencyMarkerException e) {
+					markerUnavailable( response, e );
+					return;
+				}
+			}
+			request.setAttribute( RequestRouting.ATTRIBUTE, routing );
 			LOG.debug( "{} routed {} ({}){}", method, routing.strategy(), routing.cause(), actor == null ? " without an actor" : "" );
 			if ( mutation ) {
 				mutate( request, response, chain, scope );
