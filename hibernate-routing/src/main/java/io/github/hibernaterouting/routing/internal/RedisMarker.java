@@ -41,6 +41,36 @@ final class RedisMarker implements AutoCloseable {
 			end
 			return 1""";
 
+	/**
+	 * Reads a marker, unless Redis lost its data recently. {@code <prefix>:alive} holds the time (by
+	 * Redis's clock) it was created; it is missing after Redis restarted empty or was flushed, and
+	 * then markers of writes made just before may be gone. For one window after the key is
+	 * (re)created, every actor's reads go to the primary ('R'); after that, lost markers would have
+	 * expired anyway.
+	 */
+	private static final String READ = """
+			local t = redis.call('TIME')
+			local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+			local alive = redis.call('GET', KEYS[2])
+			if not alive then
+			  redis.call('SET', KEYS[2], tostring(now), 'NX')
+			  return 'R'
+			end
+			if now - tonumber(alive) < tonumber(ARGV[1]) then
+			  return 'R'
+			end
+			local value = redis.call('GET', KEYS[1])
+			if not value then
+			  return ''
+			end
+			return value""";
+	static final String RECENTLY_RESET = "R";
+	/** Creates the liveness key if missing, with Redis's time: at bootstrap, so the start-up window begins there. */
+	private static final String INIT = """
+			local t = redis.call('TIME')
+			redis.call('SET', KEYS[1], tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), 'NX')
+			return 1""";
+
 	/** The marker could not be read or written. */
 	static final class Unavailable extends Exception {
 		private static final long serialVersionUID = 1L;
@@ -79,10 +109,24 @@ final class RedisMarker implements AutoCloseable {
 		this.retryNanos = timeout.toNanos();
 		this.maskedUri = Masking.url( uri );
 		this.lastAttempt = System.nanoTime() - retryNanos;
+		// Connect now, at bootstrap: the first connection also loads and starts Lettuce and Netty,
+		// which can take longer than a command timeout on a busy machine, and must not cost the
+		// first requests their mutations. A Redis that is down now is not fatal: see the class comment.
+		try {
+			connection().sync().eval( INIT, ScriptOutputType.INTEGER, new String[] { aliveKey() } );
+		}
+		catch (RedisException e) {
+			LOG.warn( "Redis at {} is unreachable at startup ({}); actors' reads use the primary and their mutations "
+					+ "are refused until it answers", maskedUri, e.getMessage() );
+		}
 	}
 
 	String key(String actor) {
 		return prefix + ":replication:" + actor;
+	}
+
+	String aliveKey() {
+		return prefix + ":alive";
 	}
 
 	/** Marks that {@code actor} has a mutation in flight: its reads use the primary until it commits. */
@@ -113,15 +157,16 @@ final class RedisMarker implements AutoCloseable {
 	long read(String actor) throws Unavailable {
 		final String value;
 		try {
-			value = connection().sync().get( key( actor ) );
+			value = connection().sync().eval( READ, ScriptOutputType.VALUE, new String[] { key( actor ), aliveKey() },
+					Long.toString( windowMillis ) );
 		}
 		catch (RedisException e) {
 			throw unavailable( "read", e );
 		}
-		if ( value == null ) {
+		if ( value == null || value.isEmpty() ) {
 			return Lsn.UNKNOWN;
 		}
-		if ( PENDING.equals( value ) ) {
+		if ( PENDING.equals( value ) || RECENTLY_RESET.equals( value ) ) {
 			return ActorStamps.PRIMARY_ONLY;
 		}
 		try {

@@ -93,8 +93,12 @@ final class ReplicaMonitor implements AutoCloseable {
 			}
 		}
 		catch (SQLException e) {
-			// Lag cannot be measured without the primary; keep the last known position.
+			// Lag cannot be measured without the primary; keep the last known position. Its pooled
+			// connections are dead if it restarted: drop them so that the next caller gets a new one.
 			LOG.warn( "Cannot read the primary's WAL position: {}", e.getMessage() );
+			if ( primary instanceof com.zaxxer.hikari.HikariDataSource pool && pool.getHikariPoolMXBean() != null ) {
+				pool.getHikariPoolMXBean().softEvictConnections();
+			}
 			return primaryLsn;
 		}
 	}

@@ -140,7 +140,9 @@ public final class ReplicaNode {
 			return;
 		}
 		final long replay0 = Lsn.parse( replay );
-		replayLsn = Lsn.max( replayLsn, replay0 );
+		// Exactly what the replica says, even if lower than before: a standby restarted after a crash
+		// replays again from its last restart point, and reads then see that older state.
+		replayLsn = replay0;
 		final long bytes = primaryLsn == Lsn.UNKNOWN ? -1 : Lsn.distance( replay0, primaryLsn );
 		lagBytes = bytes;
 		// An idle primary sends no new transactions, so "time since last replay" grows on a replica
@@ -172,6 +174,8 @@ public final class ReplicaNode {
 	 */
 	boolean markFailed() {
 		reachable = false;
+		// Whatever it had replayed is no longer known once it comes back (see record).
+		replayLsn = Lsn.UNKNOWN;
 		final HikariPoolMXBean connections = pool.getHikariPoolMXBean();
 		if ( connections != null ) {
 			connections.softEvictConnections();

@@ -87,6 +87,8 @@ public final class RoutingConfig {
 	public final boolean loadCatalog;
 	public final boolean checkRecovery;
 	public final Object meterRegistry;
+	/** The persistence unit's name, a tag of every meter; "default" when Hibernate was bootstrapped without one. */
+	public final String persistenceUnit;
 	public final ActorStamps actorStamps;
 	public final String actorStampsTable;
 	public final String actorStampsKeyColumn;
@@ -131,6 +133,7 @@ public final class RoutingConfig {
 		loadCatalog = bool( settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG );
 		checkRecovery = bool( settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY );
 		meterRegistry = settings.get( METER_REGISTRY );
+		persistenceUnit = orElse( string( settings, "hibernate.persistenceUnitName" ), "default" );
 		actorStamps = enumValue( settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS );
 		actorStampsTable = identifier( settings, ACTOR_STAMPS_TABLE, DEFAULT_ACTOR_STAMPS_TABLE, true );
 		actorStampsKeyColumn = identifier( settings, ACTOR_STAMPS_KEY_COLUMN, DEFAULT_ACTOR_STAMPS_KEY_COLUMN, false );

@@ -1,12 +1,15 @@
 package io.github.hibernaterouting.routing.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
@@ -32,8 +35,13 @@ public final class RoutingMetrics {
 	private final Counter stampErrors;
 	final DecisionLog decisions = new DecisionLog();
 
-	RoutingMetrics(Object configured, List<ReplicaNode> replicas) {
+	private final Tags common;
+	private final List<Meter> gauges = new ArrayList<>();
+
+	RoutingMetrics(Object configured, String persistenceUnit, List<ReplicaNode> replicas) {
 		this.registry = configured instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+		// Several persistence units in one JVM must not share (or silently drop) each other's meters.
+		this.common = Tags.of( "persistence_unit", persistenceUnit );
 		nodeNames = new String[replicas.size() + 1];
 		nodeNames[0] = "primary";
 		for ( ReplicaNode node : replicas ) {
@@ -43,23 +51,23 @@ public final class RoutingMetrics {
 		replicaFailures = new Counter[replicas.size()];
 		gateWait = Timer.builder( "hibernate.routing.lsn_gate.wait" )
 				.description( "Time units of work spent waiting for a replica to reach their required WAL position" )
-				.register( registry );
+				.tags( common ).register( registry );
 		stampErrors = Counter.builder( "hibernate.routing.actor_stamps.errors" )
 				.description( "Failures to advance an actor's stamp in the actors' table after a commit" )
-				.register( registry );
+				.tags( common ).register( registry );
 		for ( ReplicaNode node : replicas ) {
-			Gauge.builder( "hibernate.routing.replica.lag.bytes", node, n -> n.lagBytes < 0 ? Double.NaN : n.lagBytes )
+			gauges.add( Gauge.builder( "hibernate.routing.replica.lag.bytes", node, n -> n.lagBytes < 0 ? Double.NaN : n.lagBytes )
 					.description( "Bytes of WAL the replica had left to replay at the last check" )
-					.baseUnit( "bytes" ).tag( "node", node.name ).register( registry );
-			Gauge.builder( "hibernate.routing.replica.lag.seconds", node, n -> n.lagSeconds )
+					.baseUnit( "bytes" ).tags( common ).tag( "node", node.name ).register( registry ) );
+			gauges.add( Gauge.builder( "hibernate.routing.replica.lag.seconds", node, n -> n.lagSeconds )
 					.description( "Seconds since the replica last replayed a transaction while behind; 0 when caught up" )
-					.baseUnit( "seconds" ).tag( "node", node.name ).register( registry );
-			Gauge.builder( "hibernate.routing.replica.up", node, n -> n.isUp() ? 1 : 0 )
+					.baseUnit( "seconds" ).tags( common ).tag( "node", node.name ).register( registry ) );
+			gauges.add( Gauge.builder( "hibernate.routing.replica.up", node, n -> n.isUp() ? 1 : 0 )
 					.description( "1 when the replica answered its last check and its circuit breaker is closed" )
-					.tag( "node", node.name ).register( registry );
-			Gauge.builder( "hibernate.routing.replica.circuit.state", node, n -> n.breaker.state().ordinal() )
+					.tags( common ).tag( "node", node.name ).register( registry ) );
+			gauges.add( Gauge.builder( "hibernate.routing.replica.circuit.state", node, n -> n.breaker.state().ordinal() )
 					.description( "Circuit breaker state: 0 closed, 1 open, 2 half-open" )
-					.tag( "node", node.name ).register( registry );
+					.tags( common ).tag( "node", node.name ).register( registry ) );
 		}
 	}
 
@@ -75,6 +83,7 @@ public final class RoutingMetrics {
 		if ( counter == null ) {
 			counter = Counter.builder( STATEMENTS )
 					.description( "Statements routed, by serving node and reason" )
+					.tags( common )
 					.tag( "target", replica == null ? "primary" : "replica" )
 					.tag( "node", nodeNames[node] )
 					.tag( "reason", reason.tag )
@@ -115,7 +124,7 @@ public final class RoutingMetrics {
 		Counter counter = replicaFailures[node.index];
 		if ( counter == null ) {
 			counter = Counter.builder( REPLICA_FAILURES ).description( "Failures to get a connection from a replica" )
-					.tag( "node", node.name ).register( registry );
+					.tags( common ).tag( "node", node.name ).register( registry );
 			replicaFailures[node.index] = counter;
 		}
 		counter.increment();
@@ -127,7 +136,7 @@ public final class RoutingMetrics {
 		if ( counter == null ) {
 			counter = Counter.builder( "hibernate.routing.lsn_gate" )
 					.description( "Units of work that needed a WAL position, by how the gate found (or did not find) a replica" )
-					.tag( "outcome", outcome.tag ).register( registry );
+					.tags( common ).tag( "outcome", outcome.tag ).register( registry );
 			gateOutcomes[outcome.ordinal()] = counter;
 		}
 		counter.increment();
@@ -138,17 +147,23 @@ public final class RoutingMetrics {
 
 	void markerError(String operation) {
 		Counter.builder( "hibernate.routing.redis.errors" ).description( "Failures to read, store or raise the Redis mutation marker" )
-				.tag( "operation", operation ).register( registry ).increment();
+				.tags( common ).tag( "operation", operation ).register( registry ).increment();
 	}
 
 	void stampError() {
 		stampErrors.increment();
 	}
 
+	/** Removes the gauges, which would otherwise keep reporting this (closed) unit's replicas. */
+	void close() {
+		gauges.forEach( registry::remove );
+		gauges.clear();
+	}
+
 	private Counter counter(Counter[] cache, String name, String description, RouteReason reason) {
 		Counter counter = cache[reason.ordinal()];
 		if ( counter == null ) {
-			counter = Counter.builder( name ).description( description ).tag( "reason", reason.tag ).register( registry );
+			counter = Counter.builder( name ).description( description ).tags( common ).tag( "reason", reason.tag ).register( registry );
 			cache[reason.ordinal()] = counter;
 		}
 		return counter;

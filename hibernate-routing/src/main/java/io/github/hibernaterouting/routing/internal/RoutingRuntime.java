@@ -53,7 +53,7 @@ public final class RoutingRuntime implements AutoCloseable {
 		this.selector = new ReplicaSelector( this.replicas, config );
 		this.monitor = new ReplicaMonitor( primaryPool, this.replicas, config );
 		this.classifier = classifier;
-		this.metrics = new RoutingMetrics( config.meterRegistry, this.replicas );
+		this.metrics = new RoutingMetrics( config.meterRegistry, config.persistenceUnit, this.replicas );
 		this.stamps = new ActorStamps( config, primaryPool, metrics );
 		this.gate = new LsnGate( config, this.replicas, selector, metrics );
 	}
@@ -323,6 +323,7 @@ public final class RoutingRuntime implements AutoCloseable {
 	public void close() {
 		monitor.close();
 		stamps.close();
+		metrics.close();
 		// Replicas first: an in-flight read must not fall back to a primary pool that is already closed.
 		for ( ReplicaNode node : replicas ) {
 			closeQuietly( node.pool );

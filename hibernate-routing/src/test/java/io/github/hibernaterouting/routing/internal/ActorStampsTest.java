@@ -15,7 +15,7 @@ class ActorStampsTest {
 	private final RoutingConfig config = RoutingConfig.from( Map.of(
 			"jakarta.persistence.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/app",
 			RoutingSettings.REPLICA_URLS, "jdbc:postgresql://127.0.0.1:5433/app" ), name -> null );
-	private final ActorStamps stamps = new ActorStamps( config, null, new RoutingMetrics( new SimpleMeterRegistry(), List.of() ) );
+	private final ActorStamps stamps = new ActorStamps( config, null, new RoutingMetrics( new SimpleMeterRegistry(), "test", List.of() ) );
 
 	@Test
 	void stamp_onlyMovesForward() {
