@@ -1,0 +1,171 @@
+package io.github.hibernaterouting.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceConfiguration;
+
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+
+/**
+ * Persistence units on the test cluster and what a user can observe of them: which server ran a
+ * statement (asked of the server), what failed with which SQLSTATE, what the server logs say ran.
+ * Only the library's public API is used, as an application would.
+ */
+final class ItSupport {
+	/** Node names in {@link RoutingStatus}: replica1 is the cluster's standby1, and so on. */
+	static final String PRIMARY_NAME = "primary";
+
+	private ItSupport() {
+	}
+
+	/** Base settings: the cluster's primary, every standby as a replica, fast health checks; {@code overrides} win, null values remove. */
+	static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
+		final Map<String, Object> settings = new HashMap<>();
+		settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
+		settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
+		settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
+		settings.put( RoutingSettings.REPLICA_URLS,
+				cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
+		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
+		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
+		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
+		settings.put( RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5" );
+		settings.put( "hibernate.hbm2ddl.auto", "none" );
+		settings.putAll( overrides );
+		settings.values().removeIf( v -> v == null );
+		return settings;
+	}
+
+	static EntityManagerFactory emf(PostgresCluster cluster, Map<String, ?> overrides) {
+		final PersistenceConfiguration configuration = new PersistenceConfiguration( "src-it" );
+		settings( cluster, overrides ).forEach( configuration::property );
+		return configuration.createEntityManagerFactory();
+	}
+
+	/** The node that runs the next statement of this EntityManager, asked of the server itself. */
+	static Node servedBy(PostgresCluster cluster, EntityManager em) {
+		final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
+		return cluster.nodeForPort( port.intValue() );
+	}
+
+	/** Runs SQL on the primary directly, bypassing the library. */
+	static void onPrimary(PostgresCluster cluster, String sql) throws SQLException {
+		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
+			s.execute( sql );
+		}
+	}
+
+	/** A single number queried on the primary directly, bypassing the library. */
+	static long longOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
+		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement(); ResultSet rs = s.executeQuery( sql )) {
+			rs.next();
+			return rs.getLong( 1 );
+		}
+	}
+
+	/** Waits until the persistence unit reports every replica up (health check answered, breaker closed). */
+	static void awaitReplicasUp(EntityManagerFactory emf) {
+		final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
+		while ( true ) {
+			final RoutingStatus status = RoutingStatus.of( emf );
+			if ( status.nodes().stream().allMatch( RoutingStatus.Node::up ) ) {
+				return;
+			}
+			if ( System.nanoTime() > deadline ) {
+				throw new AssertionError( "replicas not up after 30s: " + status.nodes() );
+			}
+			pause( 20 );
+		}
+	}
+
+	/** Waits until the persistence unit reports the named replica down. */
+	static void awaitReplicaDown(EntityManagerFactory emf, String name) {
+		final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
+		while ( true ) {
+			final RoutingStatus status = RoutingStatus.of( emf );
+			if ( status.nodes().stream().anyMatch( n -> n.name().equals( name ) && !n.up() ) ) {
+				return;
+			}
+			if ( System.nanoTime() > deadline ) {
+				throw new AssertionError( name + " not reported down after 30s: " + status.nodes() );
+			}
+			pause( 20 );
+		}
+	}
+
+	/** A polling interval inside a loop with a deadline; never used to wait for replication. */
+	static void pause(long millis) {
+		try {
+			Thread.sleep( millis );
+		}
+		catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+			throw new AssertionError( "interrupted", e );
+		}
+	}
+
+	/** The SQLSTATE of the first {@link SQLException} in the cause chain that has one, or {@code "none:<type>"}. */
+	static String sqlState(Throwable failure) {
+		for ( Throwable t = failure; t != null; t = t.getCause() ) {
+			if ( t instanceof SQLException sql ) {
+				for ( SQLException s = sql; s != null; s = s.getNextException() ) {
+					if ( s.getSQLState() != null ) {
+						return s.getSQLState();
+					}
+				}
+			}
+		}
+		return "none:" + failure.getClass().getSimpleName();
+	}
+
+	/** Connection exceptions (class 08) and "terminating connection due to administrator command" (57P01). */
+	static boolean isConnectionFailure(String sqlState) {
+		return sqlState.startsWith( "08" ) || sqlState.equals( "57P01" );
+	}
+
+	/** Every message in the cause chain, joined: what a user would read in a stack trace. */
+	static String messages(Throwable failure) {
+		final StringBuilder text = new StringBuilder();
+		for ( Throwable t = failure; t != null; t = t.getCause() ) {
+			text.append( t.getClass().getName() ).append( ": " ).append( t.getMessage() ).append( " | " );
+		}
+		return text.toString();
+	}
+
+	static boolean causeChainHas(Throwable failure, Class<? extends Throwable> type) {
+		for ( Throwable t = failure; t != null; t = t.getCause() ) {
+			if ( type.isInstance( t ) ) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * How many times statements containing {@code tag} were executed on {@code node}, by its server
+	 * log ({@code log_statement=all}): the {@code statement:} lines of the simple protocol and the
+	 * {@code execute …:} lines of the extended one, not the {@code STATEMENT:} context of errors.
+	 */
+	static long executionsInLog(Node node, String tag) throws IOException {
+		final Pattern executed = Pattern.compile( "LOG:\\s+(statement|execute [^:]*): .*" + Pattern.quote( tag ) );
+		final List<String> lines = Files.readAllLines( node.logFile(), StandardCharsets.ISO_8859_1 );
+		return lines.stream().filter( line -> executed.matcher( line ).find() ).count();
+	}
+}
