@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceConfiguration;
 
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testkit.Node;
@@ -83,6 +85,9 @@ class ReadYourWritesFilterIT {
 		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
 		settings.put( RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5" );
 		settings.put( RoutingSettings.REDIS_URI, redis.uri() );
+		// After Redis starts (or restarts) without data, actors read from the primary for one window:
+		// keep it short here.
+		settings.put( RoutingSettings.REDIS_WINDOW, "1s" );
 		settings.put( "hibernate.hbm2ddl.auto", "none" );
 		return settings;
 	}
@@ -107,6 +112,18 @@ class ReadYourWritesFilterIT {
 		while ( !RoutingStatus.of( emf ).nodes().stream().allMatch( RoutingStatus.Node::up ) ) {
 			assertThat( System.nanoTime() ).as( "replicas up again" ).isLessThan( deadline );
 			Thread.sleep( 20 );
+		}
+		// ... and Redis's start-up window (see settings()) is over: an actor's read uses a replica.
+		while ( actorReadServedByPrimary() ) {
+			assertThat( System.nanoTime() ).as( "actors read from replicas after Redis's start-up window" ).isLessThan( deadline );
+			Thread.sleep( 50 );
+		}
+	}
+
+	private static boolean actorReadServedByPrimary() {
+		try (RoutingScope ignored = RoutingScope.builder().actor( "window-probe" ).open(); EntityManager em = emf.createEntityManager()) {
+			final int port = ( (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult() ).intValue();
+			return cluster.nodeForPort( port ).isPrimary();
 		}
 	}
 
