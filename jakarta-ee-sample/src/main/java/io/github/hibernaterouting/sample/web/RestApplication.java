@@ -13,7 +13,7 @@ public class RestApplication extends Application {
 	@Override
 	public Set<Class<?>> getClasses() {
 		// RoutingStrategyFeature makes @RoutingStrategy on resource methods work.
-		return Set.of( NotesResource.class, MeResource.class, EventsResource.class, RoutingStrategyFeature.class,
+		return Set.of( NotesResource.class, RawNotesResource.class, MeResource.class, EventsResource.class, RoutingStrategyFeature.class,
 				JacksonFeature.class );
 	}
 }
