@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.github.hibernaterouting.routing.ReplicaWriteException;
+import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
@@ -51,6 +52,8 @@ final class RoutingConnection implements Connection {
 	private final boolean primaryTenant;
 	private final boolean readOnlySession;
 	private SessionRouting unit;
+	/** The session property was read since the last statement: a transaction begun now need not read it again. */
+	private boolean strategyFresh;
 
 	private Connection primary;
 	private Connection replica;
@@ -79,6 +82,7 @@ final class RoutingConnection implements Connection {
 		unit = runtime.sessionRouting( session );
 		unit.primaryTenant( primaryTenant );
 		unit.refreshSessionStrategy();
+		strategyFresh = true;
 	}
 
 	SessionRouting unit() {
@@ -97,6 +101,7 @@ final class RoutingConnection implements Connection {
 	private Connection route(String sql) throws SQLException {
 		checkOpen();
 		final SessionRouting unit = unit();
+		strategyFresh = false;
 		final Classification classification = runtime.classifier.classify( sql );
 		final Strategy strategy = unit.strategy( classification.routingHint() );
 		if ( !classification.replicaSafe() ) {
@@ -304,6 +309,10 @@ final class RoutingConnection implements Connection {
 	 * believe it was not. Without the position, the actor is kept on the primary instead.
 	 */
 	private void captureCommit() {
+		if ( RoutingScope.current() == null ) {
+			// Nothing would consume the position (no scope to record it in, no actor to stamp): skip the round trip.
+			return;
+		}
 		try {
 			// Auto-commit first, so that the query does not open a transaction the pool must roll back.
 			primary.setAutoCommit( true );
@@ -460,7 +469,10 @@ final class RoutingConnection implements Connection {
 		if ( primary != null ) {
 			primary.setAutoCommit( false );
 		}
-		unit().refreshSessionStrategy();
+		if ( !strategyFresh ) {
+			unit().refreshSessionStrategy();
+			strategyFresh = true;
+		}
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -34,6 +35,12 @@ public final class RoutingMetrics {
 	private final Timer gateWait;
 	private final Counter stampErrors;
 	final DecisionLog decisions = new DecisionLog();
+	/**
+	 * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
+	 * no registry attached (the global registry's default), Micrometer counters count nothing.
+	 */
+	private final LongAdder[] reads;
+	private final LongAdder[] writes;
 
 	private final Tags common;
 	private final List<Meter> gauges = new ArrayList<>();
@@ -48,6 +55,12 @@ public final class RoutingMetrics {
 			nodeNames[node.index + 1] = node.name;
 		}
 		statements = new Counter[nodeNames.length][RouteReason.values().length];
+		reads = new LongAdder[nodeNames.length];
+		writes = new LongAdder[nodeNames.length];
+		for ( int i = 0; i < nodeNames.length; i++ ) {
+			reads[i] = new LongAdder();
+			writes[i] = new LongAdder();
+		}
 		replicaFailures = new Counter[replicas.size()];
 		gateWait = Timer.builder( "hibernate.routing.lsn_gate.wait" )
 				.description( "Time units of work spent waiting for a replica to reach their required WAL position" )
@@ -91,21 +104,14 @@ public final class RoutingMetrics {
 			statements[node][reason.ordinal()] = counter;
 		}
 		counter.increment();
+		( reason == RouteReason.WRITE || reason == RouteReason.RAW_JDBC ? writes : reads )[node].increment();
 		decisions.record( node, reason );
 	}
 
-	/** Statements counted for a node ({@code null} = primary), summed over reasons; writes only if {@code writes}. */
+	/** Statements counted for a node ({@code null} = primary): writes if {@code writes}, else reads. */
 	long statements(ReplicaNode replica, boolean writes) {
 		final int node = replica == null ? 0 : replica.index + 1;
-		long total = 0;
-		for ( RouteReason reason : RouteReason.values() ) {
-			final Counter counter = statements[node][reason.ordinal()];
-			final boolean write = reason == RouteReason.WRITE || reason == RouteReason.RAW_JDBC;
-			if ( counter != null && write == writes ) {
-				total += (long) counter.count();
-			}
-		}
-		return total;
+		return ( writes ? this.writes : this.reads )[node].sum();
 	}
 
 	String nodeName(int node) {

@@ -48,9 +48,14 @@ final class SessionRouting {
 	void refreshSessionStrategy() {
 		final SharedSessionContractImplementor s = session.get();
 		if ( s instanceof EntityManager entityManager && entityManager.isOpen() ) {
-			sessionStrategy = Strategy.interpret( entityManager.getProperties().get( RoutingSettings.STRATEGY ),
+			sessionStrategy = Strategy.interpret( SessionProperties.get( entityManager, RoutingSettings.STRATEGY ),
 					"EntityManager property " + RoutingSettings.STRATEGY );
 		}
+	}
+
+	/** Whether this is the routing state of {@code candidate}. */
+	boolean isFor(SharedSessionContractImplementor candidate) {
+		return session.get() == candidate;
 	}
 
 	/**

@@ -453,6 +453,22 @@ class RoutingIT {
 	}
 
 	@Test
+	void routingStatus_countsStatementsPerNode_evenWithoutAMeterRegistry() {
+		final io.github.hibernaterouting.routing.RoutingStatus before = io.github.hibernaterouting.routing.RoutingStatus.of( emf );
+		final Set<Node> served = servedByFreshSessions( emf, 4 );
+		createNote( "counted" );
+		final io.github.hibernaterouting.routing.RoutingStatus after = io.github.hibernaterouting.routing.RoutingStatus.of( emf );
+		final long replicaReadsBefore = before.nodes().stream().filter( n -> !n.primary() ).mapToLong( n -> n.reads() ).sum();
+		final long replicaReadsAfter = after.nodes().stream().filter( n -> !n.primary() ).mapToLong( n -> n.reads() ).sum();
+		assertThat( served ).noneMatch( Node::isPrimary );
+		assertThat( replicaReadsAfter - replicaReadsBefore ).as( "this persistence unit uses the global registry, which counts nothing" )
+				.isGreaterThanOrEqualTo( 4 );
+		assertThat( after.nodes().get( 0 ).writes() ).isGreaterThan( before.nodes().get( 0 ).writes() );
+		assertThat( after.decisions() ).isNotEmpty();
+		assertThat( after.decisions().get( 0 ).reason() ).isIn( "write", "escalated", "transaction" );
+	}
+
+	@Test
 	void hibernateReadOnlySession_goesToReplica() {
 		final SessionFactory sessionFactory = emf.unwrap( SessionFactory.class );
 		try (Session session = sessionFactory.withOptions().readOnly( true ).openSession()) {
