@@ -40,15 +40,11 @@ final class ReplicaReadGuard implements PostLoadEventListener, PreInsertEventLis
 		PreCollectionUpdateEventListener, PreCollectionRemoveEventListener {
 	private static final long serialVersionUID = 1L;
 
-	private final transient RoutingConnectionProvider provider;
-
-	ReplicaReadGuard(RoutingConnectionProvider provider) {
-		this.provider = provider;
+	ReplicaReadGuard() {
 	}
 
-	private SessionRouting unit(SharedSessionContractImplementor session) {
-		final RoutingRuntime runtime = provider.runtime();
-		return runtime == null ? null : runtime.sessionRoutingIfPresent( session );
+	private static SessionRouting unit(SharedSessionContractImplementor session) {
+		return SessionRouting.of( session );
 	}
 
 	@Override

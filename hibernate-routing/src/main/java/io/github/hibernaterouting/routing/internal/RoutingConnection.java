@@ -45,7 +45,10 @@ import io.github.hibernaterouting.routing.internal.sql.Classification;
 final class RoutingConnection implements Connection {
 	private static final Logger LOG = LoggerFactory.getLogger( RoutingConnection.class );
 
-	/** Hands a connection from {@code getConnection} to the event monitor that names its session. */
+	/**
+	 * Hands a session's first connection from {@code getConnection} to the event monitor, which
+	 * names the session; later connections get the session's state from {@link SessionRouting#ACQUIRING}.
+	 */
 	static final ThreadLocal<RoutingConnection> AWAITING_SESSION = new ThreadLocal<>();
 
 	private final RoutingRuntime runtime;
@@ -77,12 +80,29 @@ final class RoutingConnection implements Connection {
 		this.readOnly = readOnlySession;
 	}
 
-	/** Binds this connection to its session's routing state; called right after Hibernate acquired it. */
+	/**
+	 * Binds this connection to its session's routing state, new for the session's first connection;
+	 * called right after Hibernate acquired it.
+	 */
 	void attach(SharedSessionContractImplementor session) {
-		unit = runtime.sessionRouting( session );
+		attach( runtime.newSessionRouting( session ) );
+	}
+
+	/** Binds this connection to an existing session's routing state. */
+	void attach(SessionRouting sessionRouting) {
+		unit = sessionRouting;
 		unit.primaryTenant( primaryTenant );
 		unit.refreshSessionStrategy();
 		strategyFresh = true;
+	}
+
+	/** The session's routing state, or {@code null} if this connection was not acquired through a session. */
+	SessionRouting attachedUnit() {
+		return unit;
+	}
+
+	RoutingRuntime runtime() {
+		return runtime;
 	}
 
 	SessionRouting unit() {

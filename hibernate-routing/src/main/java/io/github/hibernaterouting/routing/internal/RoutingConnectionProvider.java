@@ -114,7 +114,14 @@ public final class RoutingConnectionProvider implements MultiTenantConnectionPro
 	}
 
 	private static Connection awaitSession(RoutingConnection connection) {
-		RoutingConnection.AWAITING_SESSION.set( connection );
+		final SessionRouting known = SessionRouting.ACQUIRING.get();
+		if ( known != null && known.runtime == connection.runtime() ) {
+			// A later connection of a session: its routing state announced itself.
+			connection.attach( known );
+		}
+		else {
+			RoutingConnection.AWAITING_SESSION.set( connection );
+		}
 		return connection;
 	}
 

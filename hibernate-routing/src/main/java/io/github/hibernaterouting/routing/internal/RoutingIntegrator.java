@@ -18,10 +18,10 @@ public final class RoutingIntegrator implements Integrator {
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
 		final MultiTenantConnectionProvider<?> provider =
 				sessionFactory.getServiceRegistry().getService( MultiTenantConnectionProvider.class );
-		if ( !( provider instanceof RoutingConnectionProvider routing ) ) {
+		if ( !( provider instanceof RoutingConnectionProvider ) ) {
 			return;
 		}
-		final ReplicaReadGuard guard = new ReplicaReadGuard( routing );
+		final ReplicaReadGuard guard = new ReplicaReadGuard();
 		final EventListenerRegistry listeners = sessionFactory.getEventListenerRegistry();
 		listeners.appendListeners( EventType.POST_LOAD, guard );
 		listeners.appendListeners( EventType.PRE_INSERT, guard );

@@ -13,8 +13,6 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -43,8 +41,6 @@ public final class RoutingRuntime implements AutoCloseable {
 	final RoutingMetrics metrics;
 	final ActorStamps stamps;
 	final LsnGate gate;
-	/** Weak keys: a session's routing state goes when the session is garbage. Identity comparison, as sessions need. */
-	private final Cache<SharedSessionContractImplementor, SessionRouting> sessions = Caffeine.newBuilder().weakKeys().build();
 
 	private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<ReplicaNode> replicas, SqlClassifier classifier) {
 		this.config = config;
@@ -122,27 +118,14 @@ public final class RoutingRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * The routing state a thread used last. A session runs on one thread and acquires connections
-	 * again and again, so this spares most lookups in the weak-keyed map (measured: the largest cost
-	 * of routing per connection).
+	 * The routing state of {@code session}, which has just acquired its first routed connection:
+	 * created now and added to the session as an event listener, which hands it to every later
+	 * connection of the session.
 	 */
-	private final ThreadLocal<SessionRouting> lastUsed = new ThreadLocal<>();
-
-	/** The routing state of {@code session}, created on first use. */
-	SessionRouting sessionRouting(SharedSessionContractImplementor session) {
-		final SessionRouting last = lastUsed.get();
-		if ( last != null && last.isFor( session ) ) {
-			return last;
-		}
-		final SessionRouting unit = sessions.get( session, s -> new SessionRouting( this, s ) );
-		lastUsed.set( unit );
+	SessionRouting newSessionRouting(SharedSessionContractImplementor session) {
+		final SessionRouting unit = new SessionRouting( this, session );
+		session.getEventListenerManager().addListener( unit );
 		return unit;
-	}
-
-	/** The routing state of {@code session} if it has used a routed connection, else {@code null}. */
-	SessionRouting sessionRoutingIfPresent(SharedSessionContractImplementor session) {
-		final SessionRouting last = lastUsed.get();
-		return last != null && last.isFor( session ) ? last : sessions.getIfPresent( session );
 	}
 
 	/** The configuration this runtime was built from. */

@@ -6,6 +6,7 @@ import java.util.Set;
 
 import jakarta.persistence.EntityManager;
 
+import org.hibernate.SessionEventListener;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
@@ -18,17 +19,24 @@ import io.github.hibernaterouting.routing.Strategy;
  * reads from, and which unversioned entities it loaded from a replica.
  *
  * <p>It outlives the session's physical connections, which Hibernate acquires and releases several
- * times per session. Confined to the session's thread, like the session itself.
+ * times per session: it is added to the session as a {@link SessionEventListener}, so Hibernate
+ * tells it when the session acquires a connection and it can hand itself to the connection
+ * provider, with no lookup. Confined to the session's thread, like the session itself.
  */
-final class SessionRouting {
-	private final RoutingRuntime runtime;
-	private final WeakReference<SharedSessionContractImplementor> session;
+final class SessionRouting implements SessionEventListener {
+	private static final long serialVersionUID = 1L;
+
+	/** The session's routing state while Hibernate acquires a connection for it, for the provider. */
+	static final ThreadLocal<SessionRouting> ACQUIRING = new ThreadLocal<>();
+
+	final transient RoutingRuntime runtime;
+	private final transient WeakReference<SharedSessionContractImplementor> session;
 	private boolean escalated;
-	private ReplicaNode replica;
+	private transient ReplicaNode replica;
 	private boolean replicaLost;
 	private Strategy sessionStrategy;
 	private boolean primaryTenant;
-	private Set<EntityKey> replicaLoaded;
+	private transient Set<EntityKey> replicaLoaded;
 	boolean lastStatementOnReplica;
 
 	SessionRouting(RoutingRuntime runtime, SharedSessionContractImplementor session) {
@@ -53,9 +61,27 @@ final class SessionRouting {
 		}
 	}
 
-	/** Whether this is the routing state of {@code candidate}. */
-	boolean isFor(SharedSessionContractImplementor candidate) {
-		return session.get() == candidate;
+	@Override
+	public void jdbcConnectionAcquisitionStart() {
+		ACQUIRING.set( this );
+	}
+
+	@Override
+	public void jdbcConnectionAcquisitionEnd() {
+		ACQUIRING.remove();
+	}
+
+	/**
+	 * The routing state of a session that has a routed connection right now (during a load or a
+	 * flush it does), else {@code null}.
+	 */
+	static SessionRouting of(SharedSessionContractImplementor session) {
+		final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
+		if ( logicalConnection.isPhysicallyConnected()
+				&& logicalConnection.getPhysicalConnection() instanceof RoutingConnection connection ) {
+			return connection.attachedUnit();
+		}
+		return null;
 	}
 
 	/**

@@ -1,0 +1,391 @@
+package io.github.hibernaterouting.benchmarks.workload;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceConfiguration;
+
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+
+/**
+ * Read-your-writes policies compared on one cluster (primary + 2 streaming standbys) under the
+ * same workload and the same injected replication lag.
+ *
+ * <p>Policies: {@code lsn} (this library's LSN gate: every operation in a {@code RoutingScope} with
+ * the actor, default {@code READ_AFTER_WRITE}); {@code window10s} (ADR-0009: after an actor starts
+ * a mutation, its reads go to the primary for 10 s, else to the replicas with {@code STALE_READ});
+ * {@code window2s} (Rails' DatabaseSelector delay); {@code primary} (everything on the primary).
+ *
+ * <p>Workload: {@code --actors} threads, each ticking every {@code --tick-ms} for {@code --ticks}
+ * ticks (a fixed, bounded number of operations; the random choices are seeded per actor, so every
+ * policy gets the same sequence). At each tick an actor writes with probability 1/{@code
+ * --write-every} (updates one of its rows to the next value of its own counter, every fifth write
+ * inserts a new row instead) and reads the row back at once; otherwise it reads: half the time one
+ * of its own rows (the last written one or a random one), half the time another actor's row. A
+ * read of its own row that returns less than the value the actor last saw acknowledged (or no row)
+ * is a read-your-writes violation. Which node served a read is asked of the server ({@code select
+ * inet_server_port()} in the same EntityManager, not timed).
+ *
+ * <p>Lag: replay on the standbys is paused and resumed on a fixed schedule relative to the start
+ * of each policy's run ({@code --scenario short}: pauses of 1.5 to 3 s; {@code long}: two pauses of
+ * 15 s, longer than both windows).
+ */
+public final class OffloadBenchmark {
+	private OffloadBenchmark() {
+	}
+
+	enum Policy {
+		LSN_GATE( "(a) LSN gate (this library)" ),
+		WINDOW_10S( "(b) 10 s window (ADR-0009)" ),
+		WINDOW_2S( "(c) 2 s delay (Rails)" ),
+		PRIMARY( "(d) primary only" );
+
+		final String label;
+
+		Policy(String label) {
+			this.label = label;
+		}
+	}
+
+	/** One step of the lag schedule: at {@code atMillis}, pause (or resume) replay on these standbys. */
+	record Fault(long atMillis, boolean pause, int... standbys) {
+	}
+
+	static List<Fault> schedule(String scenario) {
+		return switch ( scenario ) {
+			case "short" -> List.of(
+					new Fault( 2_000, true, 1 ), new Fault( 5_000, false, 1 ),
+					new Fault( 8_000, true, 1, 2 ), new Fault( 9_500, false, 1, 2 ),
+					new Fault( 12_000, true, 2 ), new Fault( 15_000, false, 2 ),
+					new Fault( 18_000, true, 1, 2 ), new Fault( 19_500, false, 1, 2 ),
+					new Fault( 22_000, true, 1 ), new Fault( 25_000, false, 1 ),
+					new Fault( 28_000, true, 1, 2 ), new Fault( 29_500, false, 1, 2 ),
+					new Fault( 32_000, true, 2 ), new Fault( 35_000, false, 2 ) );
+			case "long" -> List.of(
+					new Fault( 5_000, true, 1, 2 ), new Fault( 20_000, false, 1, 2 ),
+					new Fault( 26_000, true, 1, 2 ), new Fault( 41_000, false, 1, 2 ) );
+			default -> throw new IllegalArgumentException( "scenario: short or long, not " + scenario );
+		};
+	}
+
+	static final int SEED_ROWS = 4;
+
+	static final class Stats {
+		final List<Long> latencies = new ArrayList<>();
+		long reads;
+		long replicaReads;
+		long writes;
+		long violationsImmediate;
+		long violationsLater;
+		long errors;
+
+		synchronized void add(Stats other) {
+			latencies.addAll( other.latencies );
+			reads += other.reads;
+			replicaReads += other.replicaReads;
+			writes += other.writes;
+			violationsImmediate += other.violationsImmediate;
+			violationsLater += other.violationsLater;
+			errors += other.errors;
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		final Map<String, String> options = OverheadBenchmark.options( args );
+		final String scenario = options.getOrDefault( "scenario", "long" );
+		final int actors = Integer.parseInt( options.getOrDefault( "actors", "6" ) );
+		final long tickMillis = Long.parseLong( options.getOrDefault( "tick-ms", "50" ) );
+		final List<Fault> faults = schedule( scenario );
+		final int ticks = Integer.parseInt( options.getOrDefault( "ticks",
+				String.valueOf( ( faults.get( faults.size() - 1 ).atMillis() + 5_000 ) / tickMillis ) ) );
+		final int writeEvery = Integer.parseInt( options.getOrDefault( "write-every", "80" ) );
+		final List<Policy> policies = options.containsKey( "policies" )
+				? Arrays.stream( options.get( "policies" ).split( "," ) ).map( p -> Policy.valueOf( p.toUpperCase( Locale.ROOT ) ) ).toList()
+				: List.of( Policy.values() );
+
+		try (PostgresCluster cluster = PostgresCluster.builder().standbys( 2 ).start()) {
+			try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
+				s.execute( "create table doc (id bigint primary key, owner int not null, val bigint not null, version bigint not null)" );
+			}
+			final Map<String, Object> settings = new HashMap<>();
+			settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
+			settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
+			settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
+			settings.put( RoutingSettings.REPLICA_URLS, cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
+			// The bounded-staleness guard (G4) would take a standby out of every policy's reads after
+			// 10 s of lag and so hide what the windows alone do; switched off for all four policies.
+			settings.put( RoutingSettings.MAX_REPLICA_LAG, "0" );
+			settings.put( RoutingSettings.MAX_REPLICA_LAG_BYTES, "0" );
+			settings.put( "hibernate.hbm2ddl.auto", "none" );
+			// RoutingStatus counts through the meters; the default global registry has no registry
+			// behind it and counts nothing.
+			settings.put( RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry() );
+			settings.putAll( options.entrySet().stream().filter( e -> e.getKey().startsWith( "hibernate." ) )
+					.collect( Collectors.toMap( Map.Entry::getKey, Map.Entry::getValue ) ) );
+			final PersistenceConfiguration configuration = new PersistenceConfiguration( "offload" ).managedClass( Doc.class );
+			settings.forEach( configuration::property );
+			try (EntityManagerFactory emf = configuration.createEntityManagerFactory()) {
+				System.out.printf( Locale.ROOT, "scenario %s: %d actors, a tick every %d ms, %d ticks each (%.0f s), a write every %d ticks on average;"
+						+ " faults %s%n", scenario, actors, tickMillis, ticks, ticks * tickMillis / 1000.0, writeEvery, describe( faults ) );
+				// Warm-up, not reported: every policy for a few seconds without faults.
+				for ( Policy policy : policies ) {
+					runPolicy( cluster, emf, policy, "warmup", actors, tickMillis, 60, writeEvery, List.of() );
+				}
+				final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
+				int run = 0;
+				for ( Policy policy : policies ) {
+					rows.put( policy, runPolicy( cluster, emf, policy, "run" + ( ++run ), actors, tickMillis, ticks, writeEvery, faults ) );
+				}
+				System.out.println();
+				System.out.println( "| policy | reads | on replicas | reads on primary | primary statements | RYW violations (immediate + later) | read p50 | read p99 | writes | errors |" );
+				System.out.println( "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" );
+				rows.forEach( (policy, row) -> System.out.println( row ) );
+			}
+		}
+	}
+
+	private static String describe(List<Fault> faults) {
+		return faults.stream().map( f -> ( f.pause() ? "pause " : "resume " ) + Arrays.toString( f.standbys() ) + "@" + f.atMillis() / 1000.0 + "s" )
+				.collect( Collectors.joining( ", " ) );
+	}
+
+	private static String runPolicy(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String runName, int actors, long tickMillis,
+			int ticks, int writeEvery, List<Fault> faults) throws Exception {
+		reset( cluster, actors );
+		final RoutingStatus.Node before = RoutingStatus.of( emf ).nodes().get( 0 );
+		final Stats total = new Stats();
+		final AtomicLong probesOnPrimary = new AtomicLong();
+		final AtomicReference<Throwable> failure = new AtomicReference<>();
+		final long start = System.nanoTime() + 200_000_000L;
+		final List<Thread> threads = new ArrayList<>();
+		for ( int a = 0; a < actors; a++ ) {
+			final Actor actor = new Actor( cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery );
+			final Thread thread = new Thread( () -> {
+				try {
+					for ( int tick = 0; tick < ticks; tick++ ) {
+						sleepUntil( start + tick * tickMillis * 1_000_000L );
+						actor.tick();
+					}
+					total.add( actor.stats );
+					probesOnPrimary.addAndGet( actor.probesOnPrimary );
+				}
+				catch (Throwable t) {
+					failure.compareAndSet( null, t );
+				}
+			}, "actor-" + a );
+			threads.add( thread );
+			thread.start();
+		}
+		final Thread faultThread = new Thread( () -> {
+			for ( Fault fault : faults ) {
+				sleepUntil( start + fault.atMillis() * 1_000_000L );
+				for ( int standby : fault.standbys() ) {
+					if ( fault.pause() ) {
+						cluster.pauseReplay( cluster.standby( standby ) );
+					}
+					else {
+						cluster.resumeReplay( cluster.standby( standby ) );
+					}
+				}
+			}
+		}, "faults" );
+		faultThread.start();
+		for ( Thread thread : threads ) {
+			thread.join();
+		}
+		faultThread.join();
+		cluster.resumeAll();
+		if ( failure.get() != null ) {
+			throw new IllegalStateException( policy + " failed", failure.get() );
+		}
+		final RoutingStatus.Node after = RoutingStatus.of( emf ).nodes().get( 0 );
+		final long primaryStatements = after.reads() + after.writes() - before.reads() - before.writes() - probesOnPrimary.get();
+		final long[] sorted = total.latencies.stream().mapToLong( Long::longValue ).sorted().toArray();
+		final String row = String.format( Locale.ROOT, "| %s | %,d | %.1f %% | %,d | %,d | %d (%d + %d) | %.2f ms | %.1f ms | %d | %d |",
+				policy.label, total.reads, 100.0 * total.replicaReads / total.reads, total.reads - total.replicaReads, primaryStatements,
+				total.violationsImmediate + total.violationsLater, total.violationsImmediate, total.violationsLater,
+				percentile( sorted, 0.50 ) / 1e6, percentile( sorted, 0.99 ) / 1e6, total.writes, total.errors );
+		if ( !runName.equals( "warmup" ) ) {
+			System.out.println( row );
+			System.out.flush();
+		}
+		return row;
+	}
+
+	private static long percentile(long[] sorted, double p) {
+		return sorted.length == 0 ? 0 : sorted[(int) Math.min( sorted.length - 1, Math.ceil( p * sorted.length ) - 1 )];
+	}
+
+	private static void sleepUntil(long nanoTime) {
+		final long wait = nanoTime - System.nanoTime();
+		if ( wait > 0 ) {
+			try {
+				Thread.sleep( wait / 1_000_000L, (int) ( wait % 1_000_000L ) );
+			}
+			catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException( e );
+			}
+		}
+	}
+
+	private static void reset(PostgresCluster cluster, int actors) throws SQLException {
+		cluster.resumeAll();
+		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
+			s.execute( "truncate doc" );
+			s.execute( "insert into doc select a * 1000 + k, a, 0, 0 from generate_series(0, " + ( actors - 1 ) + ") a, generate_series(0, "
+					+ ( SEED_ROWS - 1 ) + ") k" );
+		}
+		cluster.awaitCaughtUp( Duration.ofSeconds( 60 ) );
+	}
+
+	/** One actor: its own rows, what it saw acknowledged, and its policy's routing. */
+	private static final class Actor {
+		final PostgresCluster cluster;
+		final EntityManagerFactory emf;
+		final Policy policy;
+		final String key;
+		final int index;
+		final int actors;
+		final int writeEvery;
+		final SplittableRandom random;
+		final List<Long> rows = new ArrayList<>();
+		final Map<Long, Long> acknowledged = new HashMap<>();
+		final Stats stats = new Stats();
+		long counter;
+		int inserts;
+		long lastWritten = -1;
+		long mutationStarted = Long.MIN_VALUE / 2;
+		long probesOnPrimary;
+
+		Actor(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String key, int index, int actors, int writeEvery) {
+			this.cluster = cluster;
+			this.emf = emf;
+			this.policy = policy;
+			this.key = key;
+			this.index = index;
+			this.actors = actors;
+			this.writeEvery = writeEvery;
+			this.random = new SplittableRandom( 42 + index );
+			for ( int k = 0; k < SEED_ROWS; k++ ) {
+				rows.add( index * 1000L + k );
+				acknowledged.put( index * 1000L + k, 0L );
+			}
+		}
+
+		void tick() {
+			try {
+				if ( random.nextInt( writeEvery ) == 0 ) {
+					final long row = write();
+					read( row, true );
+				}
+				else if ( random.nextBoolean() ) {
+					read( lastWritten >= 0 && random.nextBoolean() ? lastWritten : rows.get( random.nextInt( rows.size() ) ), false );
+				}
+				else {
+					int other = random.nextInt( actors - 1 );
+					other = other >= index ? other + 1 : other;
+					read( other * 1000L + random.nextInt( SEED_ROWS ), false );
+				}
+			}
+			catch (RuntimeException e) {
+				if ( ++stats.errors <= 3 ) {
+					System.err.println( key + ": " + e );
+				}
+			}
+		}
+
+		/** The scope a unit of work of this actor runs in, under its policy. */
+		RoutingScope scope(boolean mutation) {
+			return switch ( policy ) {
+				case LSN_GATE -> RoutingScope.builder().actor( key ).open();
+				case PRIMARY -> RoutingScope.open( Strategy.PRIMARY );
+				case WINDOW_10S, WINDOW_2S -> {
+					final long window = policy == Policy.WINDOW_10S ? 10_000_000_000L : 2_000_000_000L;
+					yield RoutingScope.open( mutation || System.nanoTime() - mutationStarted < window ? Strategy.PRIMARY : Strategy.STALE_READ );
+				}
+			};
+		}
+
+		long write() {
+			// As in ADR-0009 and Rails, the window opens before the mutation starts.
+			mutationStarted = System.nanoTime();
+			final long value = ++counter;
+			final boolean insert = random.nextInt( 5 ) == 0;
+			final long row = insert ? index * 1000L + 100 + inserts++ : rows.get( random.nextInt( rows.size() ) );
+			try (RoutingScope ignored = scope( true ); EntityManager em = emf.createEntityManager()) {
+				em.getTransaction().begin();
+				try {
+					if ( insert ) {
+						em.persist( new Doc( row, index, value ) );
+					}
+					else {
+						em.find( Doc.class, row ).val = value;
+					}
+					em.getTransaction().commit();
+				}
+				finally {
+					if ( em.getTransaction().isActive() ) {
+						em.getTransaction().rollback();
+					}
+				}
+			}
+			if ( insert ) {
+				rows.add( row );
+			}
+			acknowledged.put( row, value );
+			lastWritten = row;
+			stats.writes++;
+			return row;
+		}
+
+		void read(long row, boolean immediate) {
+			final Long expected = acknowledged.get( row );
+			final long started = System.nanoTime();
+			try (RoutingScope ignored = scope( false ); EntityManager em = emf.createEntityManager()) {
+				final Doc doc = em.find( Doc.class, row );
+				final long elapsed = System.nanoTime() - started;
+				final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
+				final boolean onPrimary = cluster.nodeForPort( port.intValue() ).isPrimary();
+				stats.latencies.add( elapsed );
+				stats.reads++;
+				if ( onPrimary ) {
+					probesOnPrimary++;
+				}
+				else {
+					stats.replicaReads++;
+				}
+				if ( expected != null && ( doc == null || doc.val < expected ) ) {
+					if ( immediate ) {
+						stats.violationsImmediate++;
+					}
+					else {
+						stats.violationsLater++;
+					}
+				}
+				else if ( expected == null && doc == null ) {
+					throw new IllegalStateException( "another actor's row " + row + " is missing" );
+				}
+			}
+		}
+	}
+}
