@@ -58,6 +58,14 @@ public final class OverheadWorker {
 					.property( "hibernate.routing.primary.minimum_idle", pool )
 					.property( "hibernate.routing.replica.maximum_pool_size", pool )
 					.property( "hibernate.routing.replica.minimum_idle", pool );
+			// Extra routing settings for experiments, e.g. BENCH_ROUTING_SETTINGS=hibernate.routing.transactions=PRIMARY
+			final String extra = System.getenv( "BENCH_ROUTING_SETTINGS" );
+			if ( extra != null && !extra.isBlank() ) {
+				for ( String setting : extra.split( "," ) ) {
+					final String[] keyValue = setting.split( "=", 2 );
+					configuration.property( keyValue[0].trim(), keyValue[1].trim() );
+				}
+			}
 		}
 		try (EntityManagerFactory emf = configuration.createEntityManagerFactory();
 				BufferedReader in = new BufferedReader( new InputStreamReader( System.in, StandardCharsets.UTF_8 ) )) {
