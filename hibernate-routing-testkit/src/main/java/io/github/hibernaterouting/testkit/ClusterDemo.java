@@ -41,8 +41,9 @@ public final class ClusterDemo {
             }
         }, "cluster-demo-shutdown"));
 
-        System.out.printf("PostgreSQL cluster up in %d ms (user %s, password %s, database %s):%n",
-                cluster.startupMillis(), cluster.user(), cluster.password(), cluster.database());
+        // The password is the test kit's documented default (docs/testing.md); secrets are never printed.
+        System.out.printf("PostgreSQL cluster up in %d ms (user %s, database %s):%n",
+                cluster.startupMillis(), cluster.user(), cluster.database());
         for (Node node : cluster.nodes()) {
             System.out.printf("  %-9s %s   log: %s%n", node.name(), node.jdbcUrl(), node.logFile());
         }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -486,6 +487,21 @@ public final class PostgresCluster implements AutoCloseable {
     /** The application database. */
     public String database() {
         return config.database;
+    }
+
+    /**
+     * The persistence-unit properties that point hibernate-routing at this cluster: the primary as
+     * {@code jakarta.persistence.jdbc.url} with user and password, and every standby in
+     * {@code hibernate.routing.replica_urls}. A new mutable map; add your own settings to it.
+     */
+    public Map<String, Object> persistenceProperties() {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("jakarta.persistence.jdbc.url", primary().jdbcUrl());
+        properties.put("jakarta.persistence.jdbc.user", user());
+        properties.put("jakarta.persistence.jdbc.password", password());
+        properties.put("hibernate.routing.replica_urls",
+                standbys().stream().map(Node::jdbcUrl).collect(Collectors.joining(",")));
+        return properties;
     }
 
     /**

@@ -71,9 +71,15 @@ public record Servers(String primaryUrl, List<String> replicaUrls, String user, 
 		return value == null || value.isBlank() ? null : value.trim();
 	}
 
+	/** A JDBC URL may carry a password parameter too. */
+	private static String maskUrl(String url) {
+		return url == null ? null : url.replaceAll( "(?i)(password=)[^&;]*", "$1****" );
+	}
+
 	@Override
 	public String toString() {
-		return "Servers[primary=" + primaryUrl + ", replicas=" + replicaUrls + ", user=" + user + ", password=****, redis="
+		return "Servers[primary=" + maskUrl( primaryUrl ) + ", replicas=" + replicaUrls.stream().map( Servers::maskUrl ).toList()
+				+ ", user=" + user + ", password=****, redis="
 				+ ( redisUri == null ? "none" : redisUri.replaceAll( "//[^@/]*@", "//****@" ) ) + "]";
 	}
 }

@@ -8,11 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -37,12 +35,7 @@ final class ItSupport {
 
 	/** Base settings: the cluster's primary, every standby as a replica, fast health checks; {@code overrides} win, null values remove. */
 	static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
-		final Map<String, Object> settings = new HashMap<>();
-		settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
-		settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
-		settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
-		settings.put( RoutingSettings.REPLICA_URLS,
-				cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
+		final Map<String, Object> settings = cluster.persistenceProperties();
 		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
 		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
 		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );

@@ -4,9 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -40,12 +38,7 @@ public final class RoutingTestSupport {
 
 	/** Base settings: the cluster's primary and every standby as replicas; {@code overrides} win. */
 	public static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
-		final Map<String, Object> settings = new HashMap<>();
-		settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
-		settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
-		settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
-		settings.put( RoutingSettings.REPLICA_URLS,
-				cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
+		final Map<String, Object> settings = cluster.persistenceProperties();
 		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
 		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
 		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );

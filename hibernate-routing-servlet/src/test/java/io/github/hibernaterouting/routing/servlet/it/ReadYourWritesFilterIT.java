@@ -10,11 +10,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityManager;
@@ -75,11 +73,7 @@ class ReadYourWritesFilterIT {
 	}
 
 	private static Map<String, Object> settings() {
-		final Map<String, Object> settings = new HashMap<>();
-		settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
-		settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
-		settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
-		settings.put( RoutingSettings.REPLICA_URLS, cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
+		final Map<String, Object> settings = cluster.persistenceProperties();
 		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
 		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
 		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
