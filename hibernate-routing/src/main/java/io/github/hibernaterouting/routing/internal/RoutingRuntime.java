@@ -97,6 +97,9 @@ public final class RoutingRuntime implements AutoCloseable {
 		}
 	}
 
+	/** Run once on every new replica connection. */
+	static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+
 	private static HikariConfig poolConfig(String name, String url, String user, String password,
 			RoutingConfig.PoolConfig pool, boolean replica) {
 		final HikariConfig hikari = new HikariConfig();
@@ -108,9 +111,12 @@ public final class RoutingRuntime implements AutoCloseable {
 		hikari.setMinimumIdle( pool.minimumIdle() );
 		hikari.setConnectionTimeout( pool.connectionTimeout().toMillis() );
 		if ( replica ) {
-			// Defence in depth: even a routing bug cannot write through a replica connection.
+			// Defence in depth: even a routing bug cannot write through a replica connection, in
+			// auto-commit mode or in a transaction. The session default is set once per physical
+			// connection; pgjdbc's readOnlyMode=always would instead send a SET SESSION CHARACTERISTICS
+			// round trip at every auto-commit switch, twice per transaction.
 			hikari.setReadOnly( true );
-			hikari.addDataSourceProperty( "readOnlyMode", "always" );
+			hikari.setConnectionInitSql( READ_ONLY_SESSION );
 			// A replica that is down at startup must not stop the application: the failure policy applies.
 			hikari.setInitializationFailTimeout( -1 );
 		}

@@ -1,0 +1,111 @@
+package io.github.hibernaterouting.routing.internal;
+
+import static io.github.hibernaterouting.routing.it.RoutingTestSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingTestSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingTestSupport.runtime;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+
+import jakarta.persistence.EntityManagerFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+
+/**
+ * Replica connections are read-only at the connection level, whatever reaches them: here the
+ * "replica" is the primary under another address (the in-recovery check off), so only the
+ * connection's own read-only state can refuse a write. Covers auto-commit and transactions, and a
+ * connection that went back to the pool and came out again (HikariCP resets its state then).
+ */
+class ReplicaConnectionReadOnlyIT {
+	@RegisterExtension
+	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 0 );
+
+	static PostgresCluster cluster;
+	static EntityManagerFactory emf;
+	static ReplicaNode replica;
+
+	@BeforeAll
+	static void unitWithThePrimaryAsReplica() throws SQLException {
+		cluster = DB.cluster();
+		createSchema( cluster );
+		final String primaryUrl = cluster.primary().jdbcUrl();
+		final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
+		assertThat( sameServer ).isNotEqualTo( primaryUrl );
+		emf = emf( cluster, Map.of(
+				RoutingSettings.REPLICA_URLS, sameServer,
+				RoutingSettings.CHECK_RECOVERY, "false" ) );
+		replica = runtime( emf ).replicas().get( 0 );
+	}
+
+	@AfterAll
+	static void close() {
+		if ( emf != null ) {
+			emf.close();
+		}
+	}
+
+	@Test
+	void autoCommitWrite_isRefusedByTheServer() throws SQLException {
+		try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+			assertThat( c.getAutoCommit() ).isTrue();
+			assertReadOnlyRefusal( s );
+			try (var rows = s.executeQuery( "select count(*) from note" )) {
+				assertThat( rows.next() ).as( "reads still work" ).isTrue();
+			}
+		}
+		assertThat( notes() ).isZero();
+	}
+
+	@Test
+	void writeInATransaction_isRefusedByTheServer() throws SQLException {
+		try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+			c.setAutoCommit( false );
+			assertReadOnlyRefusal( s );
+			c.rollback();
+			c.setAutoCommit( true );
+			// Switching auto-commit back and forth keeps the session read-only.
+			assertReadOnlyRefusal( s );
+		}
+		assertThat( notes() ).isZero();
+	}
+
+	@Test
+	void connectionReturnedToThePool_staysReadOnly() throws SQLException {
+		for ( int i = 0; i < 3; i++ ) {
+			try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+				c.setAutoCommit( i % 2 == 0 );
+				assertReadOnlyRefusal( s );
+				if ( !c.getAutoCommit() ) {
+					c.rollback();
+				}
+			}
+		}
+		assertThat( notes() ).isZero();
+	}
+
+	private static void assertReadOnlyRefusal(Statement s) {
+		assertThatThrownBy( () -> s.executeUpdate( "insert into note (id, text) values (1, 'through a replica connection')" ) )
+				.isInstanceOfSatisfying( SQLException.class, e -> assertThat( e.getSQLState() )
+						.as( "read_only_sql_transaction" ).isEqualTo( "25006" ) );
+	}
+
+	private static long notes() throws SQLException {
+		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement();
+				var rows = s.executeQuery( "select count(*) from note" )) {
+			rows.next();
+			return rows.getLong( 1 );
+		}
+	}
+}
