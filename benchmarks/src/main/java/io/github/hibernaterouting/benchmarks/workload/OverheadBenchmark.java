@@ -113,10 +113,7 @@ public final class OverheadBenchmark {
 			}
 			seed( cluster );
 			final String primaryUrl = cluster.primary().jdbcUrl();
-			final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
-			if ( sameServer.equals( primaryUrl ) ) {
-				throw new IllegalStateException( "expected a 127.0.0.1 URL: " + primaryUrl );
-			}
+			final String sameServer = sameServer( primaryUrl );
 			final String base = String.join( " ", primaryUrl, cluster.user(), cluster.password(), pool );
 			final Map<String, String> commands = new LinkedHashMap<>();
 			commands.put( "A plain", "plain " + base );
@@ -402,7 +399,16 @@ public final class OverheadBenchmark {
 		return variant;
 	}
 
-	private static void seed(PostgresCluster cluster) throws SQLException {
+	/** The same server under another address: {@code localhost} for {@code 127.0.0.1}. */
+	static String sameServer(String primaryUrl) {
+		final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
+		if ( sameServer.equals( primaryUrl ) ) {
+			throw new IllegalStateException( "expected a 127.0.0.1 URL: " + primaryUrl );
+		}
+		return sameServer;
+	}
+
+	static void seed(PostgresCluster cluster) throws SQLException {
 		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
 			s.execute( "create table item (id bigint primary key, name text, qty int not null, version bigint not null)" );
 			s.execute( "create sequence item_event_seq start 1 increment 50" );

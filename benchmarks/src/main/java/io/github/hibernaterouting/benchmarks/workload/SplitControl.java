@@ -5,7 +5,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -45,14 +44,9 @@ public final class SplitControl {
 				OverheadBenchmark.pinServer( cpus );
 				OverheadBenchmark.taskset( "-a", "-p", "-c", pin, String.valueOf( ProcessHandle.current().pid() ) );
 			}
-			try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-				s.execute( "create table item (id bigint primary key, name text, qty int not null, version bigint not null)" );
-				s.execute( "create table item_event (id bigserial primary key, item_id bigint not null, text text)" );
-				s.execute( "insert into item select i, 'item-' || i, 0, 0 from generate_series(1, " + OverheadWorker.ITEMS + ") i" );
-				s.execute( "vacuum analyze item" );
-			}
+			OverheadBenchmark.seed( cluster );
 			final String url = cluster.primary().jdbcUrl();
-			final String sameServer = url.replace( "//127.0.0.1:", "//localhost:" );
+			final String sameServer = OverheadBenchmark.sameServer( url );
 			try (Connection first = DriverManager.getConnection( url, cluster.user(), cluster.password() );
 					Connection second = DriverManager.getConnection( sameServer, cluster.user(), cluster.password() )) {
 				final String[] names = { "one", "split", "lazy" };
@@ -106,7 +100,7 @@ public final class SplitControl {
 				update.setLong( 1, id );
 				update.executeUpdate();
 			}
-			try (PreparedStatement insert = writer.prepareStatement( "insert into item_event (item_id, text) values (?, ?)" )) {
+			try (PreparedStatement insert = writer.prepareStatement( "insert into item_event (id, item_id, text) values (nextval('item_event_seq'), ?, ?)" )) {
 				insert.setLong( 1, id );
 				insert.setString( 2, "qty" );
 				insert.executeUpdate();
