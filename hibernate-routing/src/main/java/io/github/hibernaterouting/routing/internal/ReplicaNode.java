@@ -29,7 +29,8 @@ public final class ReplicaNode {
 
 	static final String CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
 			+ "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
-			+ "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())";
+			+ "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
+			+ "current_setting('transaction_isolation') in ('read committed', 'read uncommitted')";
 
 	final int index;
 	final String name;
@@ -43,6 +44,12 @@ public final class ReplicaNode {
 	volatile long replayLsn = Lsn.UNKNOWN;
 	volatile long lagBytes = -1;
 	volatile double lagSeconds = Double.NaN;
+	/**
+	 * Whether a pooled connection's transactions run at READ COMMITTED unless told otherwise (the
+	 * server's, database's, role's or URL's {@code default_transaction_isolation}); {@code false}
+	 * until a check says so.
+	 */
+	volatile boolean readCommittedByDefault;
 
 	ReplicaNode(int index, String name, String maskedUrl, HikariDataSource pool, CircuitBreaker breaker) {
 		this.index = index;
@@ -113,6 +120,7 @@ public final class ReplicaNode {
 			try (ResultSet rs = statement.executeQuery( CHECK_SQL )) {
 				rs.next();
 				record( rs.getBoolean( 1 ), rs.getString( 2 ), rs.getBoolean( 3 ), rs.getObject( 4 ) == null ? Double.NaN : rs.getDouble( 4 ), primaryLsn );
+				readCommittedByDefault = rs.getBoolean( 5 );
 			}
 			reachable = true;
 			if ( breaker.isClosed() || breaker.trialDue() ) {

@@ -61,6 +61,11 @@ final class RoutingConnection implements Connection {
 	private Connection primary;
 	private Connection replica;
 	private ReplicaNode replicaNode;
+	/**
+	 * The replica connection runs a transaction of its own (auto-commit off). {@code false} while a
+	 * read-write transaction's reads run there statement by statement; see {@link #replicaTransactionNeeded}.
+	 */
+	private boolean replicaTransaction;
 	private Connection last;
 
 	private boolean autoCommit = true;
@@ -186,7 +191,7 @@ final class RoutingConnection implements Connection {
 
 	private Connection usePrimary(SessionRouting unit, RouteReason reason) throws SQLException {
 		if ( primary == null ) {
-			primary = configure( runtime.primaryPool.getConnection(), false );
+			primary = configure( runtime.primaryPool.getConnection(), null );
 		}
 		runtime.metrics.statement( null, reason );
 		unit.lastStatementOnReplica = false;
@@ -234,7 +239,7 @@ final class RoutingConnection implements Connection {
 		ReplicaNode failed = null;
 		for ( int attempt = 0; node != null && attempt <= runtime.replicas.size(); attempt++ ) {
 			try {
-				replica = configure( node.pool.getConnection(), true );
+				replica = configure( node.pool.getConnection(), node );
 				replicaNode = node;
 				unit.replica( node );
 				return replicaUsed( unit, servedReason );
@@ -288,9 +293,18 @@ final class RoutingConnection implements Connection {
 		return usePrimary( unit, reason );
 	}
 
-	private Connection configure(Connection physical, boolean onReplica) throws SQLException {
+	/**
+	 * Gives a physical connection just borrowed this connection's state.
+	 *
+	 * @param node the replica it comes from, {@code null} for the primary
+	 */
+	private Connection configure(Connection physical, ReplicaNode node) throws SQLException {
+		final boolean onReplica = node != null;
 		try {
-			if ( !autoCommit ) {
+			if ( onReplica ) {
+				replicaTransaction = !autoCommit && replicaTransactionNeeded( node );
+			}
+			if ( !autoCommit && ( !onReplica || replicaTransaction ) ) {
 				physical.setAutoCommit( false );
 			}
 			if ( isolation != null ) {
@@ -310,6 +324,45 @@ final class RoutingConnection implements Connection {
 		}
 	}
 
+	/**
+	 * Whether a transaction's reads on {@code node} need a transaction there too. A read-write
+	 * transaction's reads at READ COMMITTED take a new snapshot per statement anyway, so they run in
+	 * auto-commit on the replica: the same results, without a {@code BEGIN} and a second
+	 * {@code COMMIT} per transaction, and without a snapshot held open on the standby while the
+	 * transaction goes on (which would hold back vacuum through {@code hot_standby_feedback}, or get
+	 * cancelled by recovery conflicts). A read-only transaction lives wholly on the replica and keeps
+	 * its transaction, as do stricter isolation levels (one snapshot for the transaction) and, see
+	 * {@link #replicaCursorWanted}, a statement that asks for a fetch size.
+	 */
+	private boolean replicaTransactionNeeded(ReplicaNode node) {
+		if ( readOnly ) {
+			return true;
+		}
+		if ( isolation == null ) {
+			return !node.readCommittedByDefault;
+		}
+		return isolation != TRANSACTION_READ_COMMITTED && isolation != TRANSACTION_READ_UNCOMMITTED;
+	}
+
+	/**
+	 * A statement on the replica asked for a fetch size: pgjdbc streams rows through a cursor only
+	 * inside a transaction, so the replica connection starts one now (the driver sends its
+	 * {@code BEGIN} with the next statement) rather than read the whole result at once.
+	 */
+	void replicaCursorWanted(Connection physical) throws SQLException {
+		if ( physical == replica && !autoCommit && !replicaTransaction ) {
+			replica.setAutoCommit( false );
+			replicaTransaction = true;
+		}
+	}
+
+	/** {@code statement} as prepared on {@code target}, watched for a fetch size if {@link #replicaCursorWanted} may be needed. */
+	private PreparedStatement prepared(Connection target, PreparedStatement statement) {
+		return target == replica && !autoCommit && !replicaTransaction
+				? FetchSizeWatch.watch( statement, this, target )
+				: statement;
+	}
+
 	/** The connection for metadata-like calls: whatever is bound, else the primary. */
 	private Connection anyPhysical() throws SQLException {
 		checkOpen();
@@ -317,7 +370,7 @@ final class RoutingConnection implements Connection {
 			return last;
 		}
 		if ( primary == null ) {
-			primary = configure( runtime.primaryPool.getConnection(), false );
+			primary = configure( runtime.primaryPool.getConnection(), null );
 		}
 		last = primary;
 		return primary;
@@ -392,33 +445,39 @@ final class RoutingConnection implements Connection {
 
 	@Override
 	public PreparedStatement prepareStatement(String sql) throws SQLException {
-		return route( sql ).prepareStatement( sql );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql ) );
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-		return route( sql ).prepareStatement( sql, resultSetType, resultSetConcurrency );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql, resultSetType, resultSetConcurrency ) );
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
 			throws SQLException {
-		return route( sql ).prepareStatement( sql, resultSetType, resultSetConcurrency, resultSetHoldability );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql, resultSetType, resultSetConcurrency, resultSetHoldability ) );
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-		return route( sql ).prepareStatement( sql, autoGeneratedKeys );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql, autoGeneratedKeys ) );
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-		return route( sql ).prepareStatement( sql, columnIndexes );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql, columnIndexes ) );
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-		return route( sql ).prepareStatement( sql, columnNames );
+		final Connection target = route( sql );
+		return prepared( target, target.prepareStatement( sql, columnNames ) );
 	}
 
 	@Override
@@ -512,7 +571,7 @@ final class RoutingConnection implements Connection {
 					captureCommit();
 				}
 			}
-			if ( replica != null ) {
+			if ( replica != null && replicaTransaction ) {
 				try {
 					replica.commit();
 				}
@@ -540,7 +599,7 @@ final class RoutingConnection implements Connection {
 					failure = e;
 				}
 			}
-			if ( replica != null ) {
+			if ( replica != null && replicaTransaction ) {
 				try {
 					replica.rollback();
 				}
@@ -632,6 +691,11 @@ final class RoutingConnection implements Connection {
 		}
 		if ( replica != null ) {
 			replica.setTransactionIsolation( level );
+			if ( !autoCommit && !replicaTransaction && replicaTransactionNeeded( replicaNode ) ) {
+				// One snapshot for the rest of the transaction from here on.
+				replica.setAutoCommit( false );
+				replicaTransaction = true;
+			}
 		}
 	}
 
