@@ -359,7 +359,7 @@ final class RoutingConnection implements Connection {
 	/** {@code statement} as prepared on {@code target}, watched for a fetch size if {@link #replicaCursorWanted} may be needed. */
 	private PreparedStatement prepared(Connection target, PreparedStatement statement) {
 		return target == replica && !autoCommit && !replicaTransaction
-				? FetchSizeWatch.watch( statement, this, target )
+				? new FetchSizeWatch( statement, this, target )
 				: statement;
 	}
 

@@ -43,7 +43,8 @@ public final class RoutingEventMonitor implements EventMonitor {
 	private static void attachAwaitingConnection(SharedSessionContractImplementor session) {
 		final RoutingConnection connection = RoutingConnection.AWAITING_SESSION.get();
 		if ( connection != null ) {
-			RoutingConnection.AWAITING_SESSION.remove();
+			// set(null), not remove(): remove() also sweeps the thread's map, on every session.
+			RoutingConnection.AWAITING_SESSION.set( null );
 			if ( session != null ) {
 				connection.attach( session );
 			}

@@ -68,7 +68,8 @@ final class SessionRouting implements SessionEventListener {
 
 	@Override
 	public void jdbcConnectionAcquisitionEnd() {
-		ACQUIRING.remove();
+		// set(null), not remove(): remove() also sweeps the thread's map, on every acquisition.
+		ACQUIRING.set( null );
 	}
 
 	/**

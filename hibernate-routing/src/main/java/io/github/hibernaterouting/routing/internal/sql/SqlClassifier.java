@@ -86,8 +86,21 @@ public final class SqlClassifier {
 
     private static final NameTable STATEMENT_KINDS = statementKinds();
 
+    /** Slots of {@link #recent}; a power of two. */
+    private static final int RECENT_SLOTS = 256;
+
     private final FunctionCatalog catalog;
     private final Cache<String, Classification> memo;
+    /**
+     * In front of the memo: the last verdict per slot, found by the SQL string's identity. Hibernate
+     * sends the same string instance for the same statement, so most lookups end here without
+     * hashing or the memo's bookkeeping. Entries are immutable; racing writers only overwrite each
+     * other. {@code null} when memoising is off.
+     */
+    private final Recent[] recent;
+
+    private record Recent(String sql, Classification verdict) {
+    }
 
     /**
      * A classifier that also consults {@code catalog} for functions it does not know, memoising at
@@ -99,6 +112,7 @@ public final class SqlClassifier {
         }
         this.catalog = Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)");
         this.memo = Caffeine.newBuilder().maximumSize(maximumCacheSize).build();
+        this.recent = maximumCacheSize == 0 ? null : new Recent[RECENT_SLOTS];
     }
 
     /** A classifier with built-in knowledge only and a memo of 10,000 statements. */
@@ -111,10 +125,20 @@ public final class SqlClassifier {
         if (sql == null) {
             return EMPTY;
         }
+        final int slot = System.identityHashCode(sql) & (RECENT_SLOTS - 1);
+        if (recent != null) {
+            final Recent hit = recent[slot];
+            if (hit != null && hit.sql() == sql) {
+                return hit.verdict();
+            }
+        }
         Classification c = memo.getIfPresent(sql);
         if (c == null) {
             c = classifyUncached(sql);
             memo.put(sql, c);
+        }
+        if (recent != null) {
+            recent[slot] = new Recent(sql, c);
         }
         return c;
     }

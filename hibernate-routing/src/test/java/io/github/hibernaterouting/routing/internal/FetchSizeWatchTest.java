@@ -1,0 +1,113 @@
+package io.github.hibernaterouting.routing.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The statement wrapper's delegation is generated code: every method of {@link PreparedStatement}
+ * must reach the wrapped statement as the same method with the same arguments, in order.
+ */
+class FetchSizeWatchTest {
+	private record Call(Method method, List<Object> args) {
+	}
+
+	@Test
+	void everyMethod_isPassedThroughWithItsArguments() throws Exception {
+		final List<Call> calls = new ArrayList<>();
+		final PreparedStatement recorder = (PreparedStatement) Proxy.newProxyInstance( getClass().getClassLoader(),
+				new Class<?>[] { PreparedStatement.class }, (proxy, method, args) -> {
+					calls.add( new Call( method, args == null ? List.of() : Arrays.asList( args ) ) );
+					return defaultValue( method.getReturnType() );
+				} );
+		final Connection physical = (Connection) Proxy.newProxyInstance( getClass().getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, args) -> null );
+		final FetchSizeWatch watch = new FetchSizeWatch( recorder, new RoutingConnection( null, false, false ), physical );
+
+		int checked = 0;
+		for ( Method method : PreparedStatement.class.getMethods() ) {
+			if ( Modifier.isStatic( method.getModifiers() ) || method.getName().equals( "unwrap" ) || method.getName().equals( "isWrapperFor" ) ) {
+				continue;
+			}
+			final Object[] args = distinctArguments( method.getParameterTypes() );
+			calls.clear();
+			method.invoke( watch, args );
+			assertThat( calls ).as( method.toString() ).hasSize( 1 );
+			assertThat( calls.get( 0 ).method().getName() ).as( method.toString() ).isEqualTo( method.getName() );
+			assertThat( calls.get( 0 ).method().getParameterTypes() ).as( method.toString() ).isEqualTo( method.getParameterTypes() );
+			assertThat( calls.get( 0 ).args() ).as( method.toString() ).containsExactly( args );
+			checked++;
+		}
+		assertThat( checked ).isGreaterThan( 100 );
+	}
+
+	@Test
+	void unwrap_answersForTheWrapperItself_andAsksTheStatementOtherwise() throws Exception {
+		final PreparedStatement recorder = (PreparedStatement) Proxy.newProxyInstance( getClass().getClassLoader(),
+				new Class<?>[] { PreparedStatement.class }, (proxy, method, args) -> method.getName().equals( "isWrapperFor" ) ? Boolean.FALSE : "the statement's answer" );
+		final FetchSizeWatch watch = new FetchSizeWatch( recorder, new RoutingConnection( null, false, false ), null );
+		assertThat( watch.unwrap( FetchSizeWatch.class ) ).isSameAs( watch );
+		assertThat( watch.isWrapperFor( PreparedStatement.class ) ).isTrue();
+		assertThat( watch.unwrap( String.class ) ).isEqualTo( "the statement's answer" );
+		assertThat( watch.isWrapperFor( String.class ) ).isFalse();
+	}
+
+	/** Arguments that differ from one position to the next, so a swapped pair would show. */
+	private static Object[] distinctArguments(Class<?>[] types) {
+		final Object[] args = new Object[types.length];
+		for ( int i = 0; i < types.length; i++ ) {
+			final Class<?> type = types[i];
+			if ( type == int.class ) {
+				// Negative, so that setFetchSize does not ask the (unbound) connection for a cursor.
+				args[i] = -( i + 7 );
+			}
+			else if ( type == long.class ) {
+				args[i] = (long) ( i + 11 );
+			}
+			else if ( type == boolean.class ) {
+				args[i] = i % 2 == 0;
+			}
+			else if ( type == short.class ) {
+				args[i] = (short) ( i + 3 );
+			}
+			else if ( type == byte.class ) {
+				args[i] = (byte) ( i + 5 );
+			}
+			else if ( type == float.class ) {
+				args[i] = i + 0.5f;
+			}
+			else if ( type == double.class ) {
+				args[i] = i + 0.25d;
+			}
+			else if ( type == String.class ) {
+				args[i] = "arg" + i;
+			}
+			else {
+				args[i] = null;
+			}
+		}
+		return args;
+	}
+
+	private static Object defaultValue(Class<?> type) {
+		if ( !type.isPrimitive() || type == void.class ) {
+			return null;
+		}
+		if ( type == boolean.class ) {
+			return false;
+		}
+		if ( type == long.class ) {
+			return 0L;
+		}
+		return 0;
+	}
+}
