@@ -530,6 +530,8 @@ class RoutingIT {
 	 * is asked of the standby itself: the state {@code pg_stat_activity} reports for the backend. A
 	 * backend inside a transaction block reports {@code idle in transaction} between statements, one
 	 * in auto-commit {@code idle}; PostgreSQL sets the state before it answers, so the check is exact.
+	 * Only while the unit of work holds the connection: once it is back in the pool, the health check
+	 * may be using it.
 	 */
 	private record Backend(Node node, int pid) {
 		String state() throws SQLException {
@@ -600,7 +602,6 @@ class RoutingIT {
 				assertThat( count ).isEqualTo( 1000 );
 			}
 			em.getTransaction().commit();
-			assertThat( replica.state() ).as( "commit ended the replica's transaction too" ).isEqualTo( "idle" );
 		}
 	}
 
@@ -612,7 +613,6 @@ class RoutingIT {
 			final Backend replica = backend( session );
 			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
 			session.getTransaction().commit();
-			assertThat( replica.state() ).isEqualTo( "idle" );
 		}
 	}
 
@@ -622,6 +622,19 @@ class RoutingIT {
 			em.unwrap( Session.class ).doWork( connection -> connection.setTransactionIsolation( Connection.TRANSACTION_REPEATABLE_READ ) );
 			em.getTransaction().begin();
 			final Backend replica = backend( em );
+			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
+			em.getTransaction().commit();
+		}
+	}
+
+	@Test
+	void repeatableRead_setAfterReadsRanInAutoCommit_opensOneSnapshotOnTheReplicaFromThere() throws SQLException {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.getTransaction().begin();
+			final Backend replica = backend( em );
+			assertThat( replica.state() ).isEqualTo( "idle" );
+			em.unwrap( Session.class ).doWork( connection -> connection.setTransactionIsolation( Connection.TRANSACTION_REPEATABLE_READ ) );
+			assertThat( backend( em ) ).as( "the unit of work keeps its replica" ).isEqualTo( replica );
 			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
 			em.getTransaction().commit();
 		}
