@@ -210,8 +210,8 @@ public final class OverheadBenchmark {
 		}
 		for ( int[] pair : pairs ) {
 			final double[] ratios = Arrays.stream( ops ).mapToDouble( round -> round[pair[0]] / round[pair[1]] ).sorted().toArray();
-			System.out.printf( Locale.ROOT, " %.3f (mean ops ratio); median %.3f, min %.3f, max %.3f |",
-					mean( ops, pair[0] ) / mean( ops, pair[1] ), median( ratios ), ratios[0], ratios[ratios.length - 1] );
+			System.out.printf( Locale.ROOT, " %.3f (mean ops ratio); median %.3f, 95%% CI of the median %s, min %.3f, max %.3f |",
+					mean( ops, pair[0] ) / mean( ops, pair[1] ), median( ratios ), medianInterval( ratios ), ratios[0], ratios[ratios.length - 1] );
 		}
 		for ( int v = 0; v < n; v++ ) {
 			final int variant = v;
@@ -338,6 +338,33 @@ public final class OverheadBenchmark {
 
 	private static double median(double[] sorted) {
 		return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : ( sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2] ) / 2;
+	}
+
+	/**
+	 * A distribution-free 95 % confidence interval for the median of {@code sorted}: the order
+	 * statistics {@code x(k)} and {@code x(n+1-k)} for the largest {@code k} with
+	 * {@code P(Binomial(n, 1/2) < k) <= 0.025}. Rounds are paired and alternate their order, but the
+	 * machine's noise is neither normal nor symmetric, hence no t-interval.
+	 */
+	static String medianInterval(double[] sorted) {
+		final int k = medianIntervalRank( sorted.length );
+		return k == 0 ? "n/a (needs 6 rounds)" : String.format( Locale.ROOT, "%.3f–%.3f", sorted[k - 1], sorted[sorted.length - k] );
+	}
+
+	/** The rank {@code k} of {@link #medianInterval}, 0 if no such interval exists for {@code n} rounds. */
+	static int medianIntervalRank(int n) {
+		double below = 0;
+		double term = Math.pow( 0.5, n );
+		int k = 0;
+		for ( int i = 0; i < n; i++ ) {
+			below += term;
+			if ( below > 0.025 ) {
+				break;
+			}
+			k = i + 1;
+			term = term * ( n - i ) / ( i + 1 );
+		}
+		return k;
 	}
 
 	/** Moves every {@code postgres} process to the last CPU; new backends fork from the postmaster and inherit it. */
