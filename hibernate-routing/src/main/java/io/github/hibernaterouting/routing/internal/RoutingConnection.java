@@ -15,6 +15,8 @@ import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.sql.Struct;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
@@ -29,6 +31,7 @@ import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.sql.Classification;
+import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
 
 /**
  * The connection a Hibernate session gets: it binds physical connections lazily, statement by
@@ -37,8 +40,10 @@ import io.github.hibernaterouting.routing.internal.sql.Classification;
  * <p>Every SQL string reaches the database through here, Hibernate's own and raw JDBC in
  * {@code doWork} alike, so this is where each statement is classified and routed, before it
  * reaches any server. Inside a transaction the first write moves the transaction to the primary
- * (reads that ran on the replica ran in a read-only transaction there); from then on the whole
- * transaction stays on the primary. Statements are never re-run elsewhere: a failure surfaces.
+ * (see {@link #replicaTransactionNeeded} for how its reads ran on the replica); from then on the
+ * whole transaction stays on the primary. {@code SET} and {@code RESET} statements are carried
+ * over to every physical connection the unit of work uses (see {@link #settingRan}). Statements
+ * are never re-run elsewhere: a failure surfaces.
  *
  * <p>Not thread-safe, like the session that uses it.
  */
@@ -77,6 +82,25 @@ final class RoutingConnection implements Connection {
 	private Integer isolation;
 	private String schema;
 	private boolean closed;
+
+	/** A {@code SET} or {@code RESET} that ran, and which bound physical connections have it. */
+	private static final class CarriedSetting {
+		final String sql;
+		final boolean untilTransactionEnds;
+		boolean onPrimary;
+		boolean onReplica;
+
+		CarriedSetting(String sql, boolean untilTransactionEnds) {
+			this.sql = sql;
+			this.untilTransactionEnds = untilTransactionEnds;
+		}
+	}
+
+	/** The settings this connection ran, in order, to carry over to physical connections bound later; null until the first. */
+	private List<CarriedSetting> settings;
+	/** The SQL of the statement {@link #route} just routed if it is a setting, for {@link #prepared} to watch; else null. */
+	private String routedSetting;
+	private SettingScope routedSettingScope;
 
 	RoutingConnection(RoutingRuntime runtime, boolean primaryTenant, boolean readOnlySession) {
 		this.runtime = runtime;
@@ -128,6 +152,13 @@ final class RoutingConnection implements Connection {
 		final SessionRouting unit = unit();
 		strategyFresh = false;
 		final Classification classification = runtime.classifier.classify( sql );
+		if ( classification.settingScope() != SettingScope.NONE ) {
+			routedSetting = sql;
+			routedSettingScope = classification.settingScope();
+		}
+		else {
+			routedSetting = null;
+		}
 		final Strategy strategy = unit.strategy( classification.routingHint() );
 		if ( !classification.replicaSafe() ) {
 			return forWrite( unit, strategy, classification );
@@ -196,6 +227,9 @@ final class RoutingConnection implements Connection {
 		runtime.metrics.statement( null, reason );
 		unit.lastStatementOnReplica = false;
 		last = primary;
+		if ( settings != null ) {
+			carrySettings( primary, true );
+		}
 		return primary;
 	}
 
@@ -238,11 +272,9 @@ final class RoutingConnection implements Connection {
 		SQLException failure = null;
 		ReplicaNode failed = null;
 		for ( int attempt = 0; node != null && attempt <= runtime.replicas.size(); attempt++ ) {
+			final Connection physical;
 			try {
-				replica = configure( node.pool.getConnection(), node );
-				replicaNode = node;
-				unit.replica( node );
-				return replicaUsed( unit, servedReason );
+				physical = configure( node.pool.getConnection(), node );
 			}
 			catch (SQLException e) {
 				replicaFailed( node, e );
@@ -259,15 +291,23 @@ final class RoutingConnection implements Connection {
 				}
 				// Nothing ran on the failed replica yet, so another one is as good.
 				node = runtime.selector.choose( required, node, whyNot );
+				continue;
 			}
+			replica = physical;
+			replicaNode = node;
+			unit.replica( node );
+			return replicaUsed( unit, servedReason );
 		}
 		return fallBack( unit, mandatory, RouteReason.fallbackFor( whyNot[0] ), failure, failed );
 	}
 
-	private Connection replicaUsed(SessionRouting unit, RouteReason reason) {
+	private Connection replicaUsed(SessionRouting unit, RouteReason reason) throws SQLException {
 		runtime.metrics.statement( replicaNode, reason );
 		unit.lastStatementOnReplica = true;
 		last = replica;
+		if ( settings != null ) {
+			carrySettings( replica, false );
+		}
 		return replica;
 	}
 
@@ -350,17 +390,86 @@ final class RoutingConnection implements Connection {
 	 * {@code BEGIN} with the next statement) rather than read the whole result at once.
 	 */
 	void replicaCursorWanted(Connection physical) throws SQLException {
-		if ( physical == replica && !autoCommit && !replicaTransaction ) {
+		if ( physical == replica ) {
+			replicaTransactionWanted();
+		}
+	}
+
+	/** In a transaction, the replica connection starts one of its own if it runs without. */
+	private void replicaTransactionWanted() throws SQLException {
+		if ( !autoCommit && !replicaTransaction ) {
 			replica.setAutoCommit( false );
 			replicaTransaction = true;
 		}
 	}
 
-	/** {@code statement} as prepared on {@code target}, watched for a fetch size if {@link #replicaCursorWanted} may be needed. */
-	private PreparedStatement prepared(Connection target, PreparedStatement statement) {
+	/**
+	 * {@code statement} as prepared on {@code target}, watched if it is a setting (see
+	 * {@link #settingRan}) or if a fetch size could need {@link #replicaCursorWanted}.
+	 */
+	private PreparedStatement prepared(Connection target, PreparedStatement statement) throws SQLException {
+		final String setting = routedSetting;
+		if ( setting != null ) {
+			routedSetting = null;
+			if ( routedSettingScope == SettingScope.TRANSACTION && target == replica ) {
+				// SET LOCAL lasts as long as a transaction, so it needs one to last in.
+				replicaTransactionWanted();
+			}
+			return new WatchedStatement( statement, this, target, setting, routedSettingScope );
+		}
 		return target == replica && !autoCommit && !replicaTransaction
-				? new FetchSizeWatch( statement, this, target )
+				? new WatchedStatement( statement, this, target )
 				: statement;
+	}
+
+	/**
+	 * A {@code SET} or {@code RESET} ran on {@code physical}. To the application this is one
+	 * connection, so the setting must hold for every statement that follows, wherever it runs: it is
+	 * recorded and run again, in order, on each other physical connection before its next statement
+	 * ({@link #carrySettings}), and on connections bound later, until the transaction ends for
+	 * {@code SET LOCAL}, {@code SET TRANSACTION} and {@code SET CONSTRAINTS}, and for as long as this
+	 * connection lives otherwise. Only settings that ran without an error are recorded.
+	 */
+	void settingRan(Connection physical, String sql, SettingScope scope) {
+		final boolean untilTransactionEnds = scope == SettingScope.TRANSACTION;
+		if ( untilTransactionEnds && autoCommit ) {
+			// Outside a transaction SET LOCAL has no effect (the server only warns): nothing to carry.
+			return;
+		}
+		final CarriedSetting setting = new CarriedSetting( sql, untilTransactionEnds );
+		setting.onPrimary = physical != null && physical == primary;
+		setting.onReplica = physical != null && physical == replica;
+		if ( settings == null ) {
+			settings = new ArrayList<>( 2 );
+		}
+		settings.add( setting );
+	}
+
+	/** Runs on {@code physical}, in order, the recorded settings it does not have yet. */
+	private void carrySettings(Connection physical, boolean isPrimary) throws SQLException {
+		for ( CarriedSetting setting : settings ) {
+			if ( isPrimary ? setting.onPrimary : setting.onReplica ) {
+				continue;
+			}
+			if ( setting.untilTransactionEnds && !isPrimary ) {
+				replicaTransactionWanted();
+			}
+			try (Statement statement = physical.createStatement()) {
+				statement.execute( setting.sql );
+			}
+			catch (SQLException e) {
+				throw new SQLException( "Could not carry a SET or RESET statement this unit of work ran over to the "
+						+ ( isPrimary ? "primary" : "replica " + replicaNode ) + ", where its next statement runs: " + e.getMessage()
+						+ ". Set session configuration in the JDBC URL (options=-c name=value) or with SET LOCAL inside the transaction instead",
+						e.getSQLState(), e );
+			}
+			if ( isPrimary ) {
+				setting.onPrimary = true;
+			}
+			else {
+				setting.onReplica = true;
+			}
+		}
 	}
 
 	/** The connection for metadata-like calls: whatever is bound, else the primary. */
@@ -407,6 +516,9 @@ final class RoutingConnection implements Connection {
 		SQLException failure = null;
 		if ( replica != null ) {
 			try {
+				if ( settings != null ) {
+					restoreReadOnly();
+				}
 				replica.close();
 			}
 			catch (SQLException e) {
@@ -430,8 +542,40 @@ final class RoutingConnection implements Connection {
 			primary = null;
 		}
 		last = null;
+		if ( settings != null ) {
+			// The transaction ended: SET LOCAL is gone, and the next physical connections need the rest again.
+			settings.removeIf( setting -> setting.untilTransactionEnds );
+			for ( CarriedSetting setting : settings ) {
+				setting.onPrimary = false;
+				setting.onReplica = false;
+			}
+		}
 		if ( failure != null ) {
 			throw failure;
+		}
+	}
+
+	/**
+	 * A session-level setting on the replica connection may have been {@code RESET ALL} or
+	 * {@code RESET default_transaction_read_only}: before it goes back to the pool, make it read-only
+	 * again, as the pool's init SQL did (G6). If that fails the connection leaves the pool.
+	 */
+	private void restoreReadOnly() {
+		for ( CarriedSetting setting : settings ) {
+			if ( setting.onReplica && !setting.untilTransactionEnds ) {
+				try {
+					// Outside a transaction, or a rollback would undo it; the replica's transaction only read.
+					replica.setAutoCommit( true );
+					try (Statement statement = replica.createStatement()) {
+						statement.execute( RoutingRuntime.READ_ONLY_SESSION );
+					}
+				}
+				catch (SQLException e) {
+					LOG.debug( "Could not make a connection to {} read-only again ({}); evicting it", replicaNode, e.getMessage() );
+					replicaNode.pool.evictConnection( replica );
+				}
+				return;
+			}
 		}
 	}
 
@@ -540,6 +684,10 @@ final class RoutingConnection implements Connection {
 		// A transaction begins: start it wherever its first statement decides.
 		this.autoCommit = false;
 		if ( replica != null ) {
+			if ( settings != null ) {
+				restoreReadOnly();
+				settings.forEach( setting -> setting.onReplica = false );
+			}
 			replica.close();
 			replica = null;
 			replicaNode = null;

@@ -24,26 +24,47 @@ import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.Calendar;
 
+import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
+
 /**
- * A prepared statement that tells its {@link RoutingConnection} when it is given a fetch size, and
- * otherwise passes every call through unchanged.
- *
- * <p>Only statements for a read-write transaction's reads on a replica are watched (see
- * {@code RoutingConnection.replicaTransactionNeeded}): those run in auto-commit until a fetch size
- * asks for a cursor, which pgjdbc only opens inside a transaction. The delegation is written out
- * (generated from the interface) because a {@code java.lang.reflect.Proxy} cost about 1 % of the
- * benchmark's CPU.
+ * A prepared statement that tells its {@link RoutingConnection} what it needs to know, and
+ * otherwise passes every call through unchanged:
+ * <ul>
+ * <li>when it is given a fetch size: a read-write transaction's reads on a replica run in
+ * auto-commit (see {@code RoutingConnection.replicaTransactionNeeded}) until a fetch size asks for a
+ * cursor, which pgjdbc only opens inside a transaction;</li>
+ * <li>when it is a {@code SET} or {@code RESET} ({@code setting} not null) and has run: the
+ * connection then carries it over to every other physical connection of the unit of work.</li>
+ * </ul>
+ * The delegation is written out (generated from the interface) because a
+ * {@code java.lang.reflect.Proxy} cost about 1 % of the benchmark's CPU.
  */
 @SuppressWarnings("deprecation")
-final class FetchSizeWatch implements PreparedStatement {
+final class WatchedStatement implements PreparedStatement {
 	private final PreparedStatement statement;
 	private final RoutingConnection connection;
 	private final Connection physical;
+	/** The SQL of this statement if it is a {@code SET} or {@code RESET}, else {@code null}. */
+	private final String setting;
+	private final SettingScope settingScope;
 
-	FetchSizeWatch(PreparedStatement statement, RoutingConnection connection, Connection physical) {
+	WatchedStatement(PreparedStatement statement, RoutingConnection connection, Connection physical) {
+		this( statement, connection, physical, null, SettingScope.NONE );
+	}
+
+	WatchedStatement(PreparedStatement statement, RoutingConnection connection, Connection physical, String setting, SettingScope settingScope) {
 		this.statement = statement;
 		this.connection = connection;
 		this.physical = physical;
+		this.setting = setting;
+		this.settingScope = settingScope;
+	}
+
+	/** After the statement ran without an error: a setting is recorded to be carried over. */
+	private void ran() {
+		if ( setting != null ) {
+			connection.settingRan( physical, setting, settingScope );
+		}
 	}
 
 	@Override
@@ -113,7 +134,9 @@ final class FetchSizeWatch implements PreparedStatement {
 
 	@Override
 	public long executeLargeUpdate() throws SQLException {
-		return statement.executeLargeUpdate();
+		final long result = statement.executeLargeUpdate();
+		ran();
+		return result;
 	}
 
 	@Override
@@ -138,7 +161,9 @@ final class FetchSizeWatch implements PreparedStatement {
 
 	@Override
 	public ResultSet executeQuery() throws SQLException {
-		return statement.executeQuery();
+		final ResultSet result = statement.executeQuery();
+		ran();
+		return result;
 	}
 
 	@Override
@@ -148,7 +173,9 @@ final class FetchSizeWatch implements PreparedStatement {
 
 	@Override
 	public int executeUpdate() throws SQLException {
-		return statement.executeUpdate();
+		final int result = statement.executeUpdate();
+		ran();
+		return result;
 	}
 
 	@Override
@@ -173,7 +200,9 @@ final class FetchSizeWatch implements PreparedStatement {
 
 	@Override
 	public boolean execute() throws SQLException {
-		return statement.execute();
+		final boolean result = statement.execute();
+		ran();
+		return result;
 	}
 
 	@Override
@@ -451,7 +480,7 @@ final class FetchSizeWatch implements PreparedStatement {
 		if ( rows > 0 ) {
 			connection.replicaCursorWanted( physical );
 		}
-		statement.setFetchSize(  rows  );
+		statement.setFetchSize( rows );
 	}
 
 	@Override

@@ -7,11 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+
+import org.hibernate.Session;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,8 +30,9 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 /**
  * Replica connections are read-only at the connection level, whatever reaches them: here the
  * "replica" is the primary under another address (the in-recovery check off), so only the
- * connection's own read-only state can refuse a write. Covers auto-commit and transactions, and a
- * connection that went back to the pool and came out again (HikariCP resets its state then).
+ * connection's own read-only state can refuse a write. Covers auto-commit and transactions, a
+ * connection that went back to the pool and came out again (HikariCP resets its state then), and
+ * one whose unit of work ran {@code RESET ALL} on it.
  */
 class ReplicaConnectionReadOnlyIT {
 	@RegisterExtension
@@ -40,11 +46,8 @@ class ReplicaConnectionReadOnlyIT {
 	static void unitWithThePrimaryAsReplica() throws SQLException {
 		cluster = DB.cluster();
 		createSchema( cluster );
-		final String primaryUrl = cluster.primary().jdbcUrl();
-		final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
-		assertThat( sameServer ).isNotEqualTo( primaryUrl );
 		emf = emf( cluster, Map.of(
-				RoutingSettings.REPLICA_URLS, sameServer,
+				RoutingSettings.REPLICA_URLS, sameServer(),
 				RoutingSettings.CHECK_RECOVERY, "false" ) );
 		replica = runtime( emf ).replicas().get( 0 );
 	}
@@ -93,6 +96,42 @@ class ReplicaConnectionReadOnlyIT {
 			}
 		}
 		assertThat( notes() ).isZero();
+	}
+
+	@Test
+	void resetAllInAUnitOfWork_doesNotLeaveAWritableConnectionInThePool() throws SQLException {
+		// One replica connection, so the unit of work and the check below share it.
+		final EntityManagerFactory single = emf( cluster, Map.of(
+				RoutingSettings.REPLICA_URLS, sameServer(),
+				RoutingSettings.CHECK_RECOVERY, "false",
+				RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "1" ) );
+		try (single) {
+			try (EntityManager em = single.createEntityManager()) {
+				em.unwrap( Session.class ).doWork( connection -> {
+					try (PreparedStatement reset = connection.prepareStatement( "reset all" )) {
+						reset.execute();
+					}
+					// Both statements ran on the replica connection: on any other, the setting would read "on".
+					try (PreparedStatement show = connection.prepareStatement( "select current_setting('default_transaction_read_only')" );
+							ResultSet rs = show.executeQuery()) {
+						rs.next();
+						assertThat( rs.getString( 1 ) ).as( "RESET ALL undid the pool's init SQL on the replica connection" ).isEqualTo( "off" );
+					}
+				} );
+			}
+			final ReplicaNode onlyReplica = runtime( single ).replicas().get( 0 );
+			try (Connection c = onlyReplica.pool.getConnection(); Statement s = c.createStatement()) {
+				assertReadOnlyRefusal( s );
+			}
+		}
+		assertThat( notes() ).isZero();
+	}
+
+	private static String sameServer() {
+		final String primaryUrl = cluster.primary().jdbcUrl();
+		final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
+		assertThat( sameServer ).isNotEqualTo( primaryUrl );
+		return sameServer;
 	}
 
 	private static void assertReadOnlyRefusal(Statement s) {

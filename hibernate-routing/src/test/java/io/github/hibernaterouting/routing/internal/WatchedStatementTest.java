@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * The statement wrapper's delegation is generated code: every method of {@link PreparedStatement}
  * must reach the wrapped statement as the same method with the same arguments, in order.
  */
-class FetchSizeWatchTest {
+class WatchedStatementTest {
 	private record Call(Method method, List<Object> args) {
 	}
 
@@ -31,7 +31,7 @@ class FetchSizeWatchTest {
 				} );
 		final Connection physical = (Connection) Proxy.newProxyInstance( getClass().getClassLoader(),
 				new Class<?>[] { Connection.class }, (proxy, method, args) -> null );
-		final FetchSizeWatch watch = new FetchSizeWatch( recorder, new RoutingConnection( null, false, false ), physical );
+		final WatchedStatement watch = new WatchedStatement( recorder, new RoutingConnection( null, false, false ), physical );
 
 		int checked = 0;
 		for ( Method method : PreparedStatement.class.getMethods() ) {
@@ -54,8 +54,8 @@ class FetchSizeWatchTest {
 	void unwrap_answersForTheWrapperItself_andAsksTheStatementOtherwise() throws Exception {
 		final PreparedStatement recorder = (PreparedStatement) Proxy.newProxyInstance( getClass().getClassLoader(),
 				new Class<?>[] { PreparedStatement.class }, (proxy, method, args) -> method.getName().equals( "isWrapperFor" ) ? Boolean.FALSE : "the statement's answer" );
-		final FetchSizeWatch watch = new FetchSizeWatch( recorder, new RoutingConnection( null, false, false ), null );
-		assertThat( watch.unwrap( FetchSizeWatch.class ) ).isSameAs( watch );
+		final WatchedStatement watch = new WatchedStatement( recorder, new RoutingConnection( null, false, false ), null );
+		assertThat( watch.unwrap( WatchedStatement.class ) ).isSameAs( watch );
 		assertThat( watch.isWrapperFor( PreparedStatement.class ) ).isTrue();
 		assertThat( watch.unwrap( String.class ) ).isEqualTo( "the statement's answer" );
 		assertThat( watch.isWrapperFor( String.class ) ).isFalse();

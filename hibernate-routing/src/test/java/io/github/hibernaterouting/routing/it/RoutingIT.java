@@ -663,4 +663,141 @@ class RoutingIT {
 			}
 		}
 	}
+
+	// ---- SET and RESET follow the unit of work ------------------------------------------------
+
+	/** Where the next read of {@code connection} runs ({@code standby} or {@code primary}) and what {@code name} is set to there. */
+	private static String settingWhereRead(Connection connection, String name) throws SQLException {
+		return settingWhereRead( connection, name, "" );
+	}
+
+	private static String settingWhereRead(Connection connection, String name, String hint) throws SQLException {
+		try (PreparedStatement query = connection.prepareStatement(
+				hint + "select case when pg_is_in_recovery() then 'standby' else 'primary' end, current_setting(?, true)" )) {
+			query.setString( 1, name );
+			try (ResultSet rs = query.executeQuery()) {
+				rs.next();
+				return rs.getString( 1 ) + ": " + rs.getString( 2 );
+			}
+		}
+	}
+
+	private static String settingWhereRead(EntityManager em, String name) {
+		final String[] answer = new String[1];
+		em.unwrap( Session.class ).doWork( connection -> answer[0] = settingWhereRead( connection, name ) );
+		return answer[0];
+	}
+
+	@Test
+	void setLocal_inAReadWriteTransaction_holdsOnTheReplica_andFollowsTheTransactionToThePrimary() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.getTransaction().begin();
+			em.createNativeQuery( "set local statement_timeout = '4321ms'" ).executeUpdate();
+			assertThat( settingWhereRead( em, "statement_timeout" ) ).isEqualTo( "standby: 4321ms" );
+			em.persist( new Note( "under a statement timeout" ) );
+			em.flush();
+			assertThat( settingWhereRead( em, "statement_timeout" ) ).as( "carried over to the primary at the write" )
+					.isEqualTo( "primary: 4321ms" );
+			em.getTransaction().commit();
+			em.getTransaction().begin();
+			assertThat( settingWhereRead( em, "statement_timeout" ) ).as( "SET LOCAL ended with its transaction" )
+					.isEqualTo( "primary: 0" );
+			em.getTransaction().commit();
+		}
+	}
+
+	@Test
+	void setLocal_endsWithItsTransaction_evenWhenTheConnectionLivesOn() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.unwrap( Session.class ).doWork( connection -> {
+				connection.setAutoCommit( false );
+				try (PreparedStatement set = connection.prepareStatement( "set local routing_it.step = 'one'" )) {
+					set.execute();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.step" ) ).isEqualTo( "standby: one" );
+				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
+					insert.executeUpdate();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.step" ) ).isEqualTo( "primary: one" );
+				connection.commit();
+				// The next transaction runs on a primary connection from the pool: it has no value, or an empty one.
+				assertThat( settingWhereRead( connection, "routing_it.step" ) ).as( "not carried into the next transaction" )
+						.isIn( "primary: ", "primary: null" );
+				connection.commit();
+				connection.setAutoCommit( true );
+			} );
+		}
+	}
+
+	@Test
+	void set_outsideATransaction_followsTheUnitOfWorkToThePrimary_andBackToTheReplica() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.unwrap( Session.class ).doWork( connection -> {
+				try (PreparedStatement set = connection.prepareStatement( "set routing_it.tenant = 'acme'" )) {
+					set.execute();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "standby: acme" );
+				try (PreparedStatement insert = connection.prepareStatement(
+						"insert into note (id, text) values (nextval('note_seq'), current_setting('routing_it.tenant'))" )) {
+					insert.executeUpdate();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "primary: acme" );
+				try (PreparedStatement reset = connection.prepareStatement( "reset routing_it.tenant" )) {
+					reset.execute();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "primary: " );
+			} );
+		}
+		assertThat( textOfTheOnlyNote() ).as( "the write ran with the setting made before it" ).isEqualTo( "acme" );
+	}
+
+	private static final String PRIMARY_HINT = "/*+ " + RoutingHints.strategy( Strategy.PRIMARY ) + " */ ";
+
+	@Test
+	void staleRead_afterASettingOnThePrimary_getsTheSettingOnTheReplicaToo() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.setProperty( RoutingSettings.STRATEGY, Strategy.STALE_READ );
+			em.unwrap( Session.class ).doWork( connection -> {
+				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "standby: null" );
+				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
+					insert.executeUpdate();
+				}
+				// Under STALE_READ a SET would run on the replica; the hint makes this one run on the primary.
+				try (PreparedStatement set = connection.prepareStatement( PRIMARY_HINT + "set routing_it.tenant = 'globex'" )) {
+					set.execute();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.tenant", PRIMARY_HINT ) ).isEqualTo( "primary: globex" );
+				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).as( "STALE_READ reads the replica after the write" )
+						.isEqualTo( "standby: globex" );
+			} );
+		}
+	}
+
+	@Test
+	void setThatFailed_isNotCarriedOver() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.unwrap( Session.class ).doWork( connection -> {
+				assertThatThrownBy( () -> {
+					try (PreparedStatement set = connection.prepareStatement( "set statement_timeout = 'banana'" )) {
+						set.execute();
+					}
+				} ).isInstanceOf( SQLException.class );
+				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
+					insert.executeUpdate();
+				}
+				assertThat( settingWhereRead( connection, "statement_timeout" ) ).isEqualTo( "primary: 0" );
+			} );
+		}
+	}
+
+	private static String textOfTheOnlyNote() {
+		try (var c = cluster.connect( cluster.primary() ); var s = c.createStatement();
+				var rs = s.executeQuery( "select string_agg(text, ',') from note" )) {
+			rs.next();
+			return rs.getString( 1 );
+		}
+		catch (SQLException e) {
+			throw new AssertionError( e );
+		}
+	}
 }

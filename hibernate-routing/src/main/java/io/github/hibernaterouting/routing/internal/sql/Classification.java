@@ -11,22 +11,43 @@ import java.util.Objects;
  */
 public final class Classification {
 
+    /**
+     * How long a {@code SET} or {@code RESET} lasts on the connection that ran it. A router that
+     * spreads one unit of work over several connections carries such statements over to each of
+     * them.
+     */
+    public enum SettingScope {
+        /** Not a configuration setting (a query, a cursor, {@code PREPARE}, {@code DISCARD}, …). */
+        NONE,
+        /** Until the transaction ends: {@code SET LOCAL}, {@code SET TRANSACTION}, {@code SET CONSTRAINTS}. */
+        TRANSACTION,
+        /** Until the connection changes it again: {@code SET}, {@code SET SESSION}, {@code RESET}, {@code SET ROLE}. */
+        SESSION
+    }
+
     private static final Classification[] SHARED = new Classification[Reason.values().length];
 
     static {
         for (Reason r : Reason.values()) {
-            SHARED[r.ordinal()] = new Classification(r, null, null);
+            SHARED[r.ordinal()] = new Classification(r, null, null, SettingScope.NONE);
         }
     }
+
+    private static final Classification TRANSACTION_SETTING =
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION);
+    private static final Classification SESSION_SETTING =
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION);
 
     private final Reason reason;
     private final String detail;
     private final String routingHint;
+    private final SettingScope settingScope;
 
-    private Classification(Reason reason, String detail, String routingHint) {
+    private Classification(Reason reason, String detail, String routingHint, SettingScope settingScope) {
         this.reason = reason;
         this.detail = detail;
         this.routingHint = routingHint;
+        this.settingScope = settingScope;
     }
 
     /** The shared, detail-less verdict for {@code reason}. */
@@ -36,12 +57,21 @@ public final class Classification {
 
     /** A verdict with a detail (a keyword or function name); shared if {@code detail} is null. */
     static Classification of(Reason reason, String detail) {
-        return detail == null ? of(reason) : new Classification(reason, detail, null);
+        return detail == null ? of(reason) : new Classification(reason, detail, null, SettingScope.NONE);
+    }
+
+    /** The shared verdict for a replica-safe {@code SET} or {@code RESET} lasting {@code scope}. */
+    static Classification setting(SettingScope scope) {
+        return switch (scope) {
+            case NONE -> of(Reason.SESSION_STATE);
+            case TRANSACTION -> TRANSACTION_SETTING;
+            case SESSION -> SESSION_SETTING;
+        };
     }
 
     /** This verdict carrying the value of a leading routing hint comment. */
     Classification withRoutingHint(String hint) {
-        return hint == null ? this : new Classification(reason, detail, hint);
+        return hint == null ? this : new Classification(reason, detail, hint, settingScope);
     }
 
     /** True only if the statement is proven safe to run on a hot standby. */
@@ -60,6 +90,14 @@ public final class Classification {
     }
 
     /**
+     * For a replica-safe {@code SET} or {@code RESET}: how long its effect lasts on the connection
+     * that ran it; {@link SettingScope#NONE} for every other statement.
+     */
+    public SettingScope settingScope() {
+        return settingScope;
+    }
+
+    /**
      * The trimmed value of {@code hibernate.routing.strategy=VALUE} in a leading {@code /*+ … *&#47;}
      * hint comment (as written, e.g. {@code "PRIMARY"}), or null. The classifier does not interpret it.
      */
@@ -72,12 +110,13 @@ public final class Classification {
         return o instanceof Classification c
                 && reason == c.reason
                 && Objects.equals(detail, c.detail)
-                && Objects.equals(routingHint, c.routingHint);
+                && Objects.equals(routingHint, c.routingHint)
+                && settingScope == c.settingScope;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(reason, detail, routingHint);
+        return Objects.hash(reason, detail, routingHint, settingScope);
     }
 
     @Override
@@ -85,6 +124,9 @@ public final class Classification {
         StringBuilder sb = new StringBuilder(replicaSafe() ? "REPLICA(" : "PRIMARY(").append(reason);
         if (detail != null) {
             sb.append(": ").append(detail);
+        }
+        if (settingScope != SettingScope.NONE) {
+            sb.append(", ").append(settingScope).append(" setting");
         }
         if (routingHint != null) {
             sb.append(", hint=").append(routingHint);

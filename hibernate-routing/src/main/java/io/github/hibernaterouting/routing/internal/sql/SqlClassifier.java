@@ -13,6 +13,7 @@ import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.WORD;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
 import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog.Volatility;
 import io.github.hibernaterouting.routing.internal.sql.SqlLexer.Tokens;
 import java.util.Locale;
@@ -36,9 +37,8 @@ import java.util.Objects;
  * {@link Reason#TRANSACTION_CONTROL}) because a standby runs them without writing anything, and
  * sending a {@code SET LOCAL statement_timeout} to the primary would needlessly pull a whole
  * read-only unit of work off the replica. The price is that such state belongs to the connection
- * that ran it: a router that later escalates the unit of work to the primary must replay or
- * forgo it, and must not reuse a pooled replica connection with leftover {@code SET} state; the
- * distinct reasons let it tell these apart from plain reads. Transactions a standby refuses
+ * that ran it: a router that later moves the unit of work to another connection must carry it over;
+ * {@link Classification#settingScope()} tells which statements to carry, and for how long. Transactions a standby refuses
  * (serializable, read-write, two-phase commit) go to the primary. {@code EXECUTE} of a prepared
  * statement goes to the primary, since its text is not visible here.
  *
@@ -179,7 +179,9 @@ public final class SqlClassifier {
                         }
                         return c;
                     }
-                    if (first == null || first.reason() == Reason.READ_ONLY) {
+                    if (first == null || first.reason() == Reason.READ_ONLY
+                            || c.settingScope().compareTo(first.settingScope()) > 0) {
+                        // A script that sets anything is carried over as a whole, for its longest-lasting setting.
                         first = c;
                     }
                 }
@@ -224,7 +226,7 @@ public final class SqlClassifier {
             case K_SET:
                 return set(t, from + 1, to);
             case K_RESET:
-                return SESSION_STATE;
+                return Classification.setting(SettingScope.SESSION);
             case K_BEGIN:
                 return transactionModes(t, from + 1, to);
             case K_END:
@@ -474,6 +476,10 @@ public final class SqlClassifier {
 
     private Classification set(Tokens t, int from, int to) {
         int i = from;
+        // SET LOCAL, SET TRANSACTION and SET CONSTRAINTS last until the transaction ends; SET and
+        // SET SESSION (including SET SESSION CHARACTERISTICS, ROLE, AUTHORIZATION) until changed.
+        final SettingScope scope = t.is(i, "local") || t.is(i, "transaction") || t.is(i, "constraints")
+                ? SettingScope.TRANSACTION : SettingScope.SESSION;
         if (t.is(i, "session") || t.is(i, "local")) {
             i++;
         }
@@ -486,12 +492,12 @@ public final class SqlClassifier {
             if (v < to && (t.is(v, "on") || t.is(v, "true") || t.is(v, "yes")
                     || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
                     || t.type[v] == STRING && isTrueLiteral(t, v))) {
-                return SESSION_STATE;
+                return Classification.setting(scope);
             }
             return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
         }
         Classification modes = transactionModes(t, i, to);
-        return modes.replicaSafe() ? SESSION_STATE : modes;
+        return modes.replicaSafe() ? Classification.setting(scope) : modes;
     }
 
     private static boolean isTrueLiteral(Tokens t, int i) {

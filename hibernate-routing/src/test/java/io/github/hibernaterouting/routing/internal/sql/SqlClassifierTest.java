@@ -425,6 +425,48 @@ class SqlClassifierTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "set search_path to app, public|SESSION",
+        "SET SESSION work_mem = '64MB'|SESSION",
+        "set statement_timeout = 5000|SESSION",
+        "set role reader|SESSION",
+        "set session authorization alice|SESSION",
+        "set session characteristics as transaction isolation level repeatable read|SESSION",
+        "set time zone 'UTC'|SESSION",
+        "reset all|SESSION",
+        "RESET search_path|SESSION",
+        "/* comment */ set local statement_timeout = '5s'|TRANSACTION",
+        "SET LOCAL search_path = app|TRANSACTION",
+        "set transaction isolation level repeatable read|TRANSACTION",
+        "set transaction read only|TRANSACTION",
+        "set constraints all deferred|TRANSACTION",
+        "set local default_transaction_read_only = on|TRANSACTION",
+        "select 1; set local work_mem = '1MB'|TRANSACTION",
+        "set local work_mem = '1MB'; set work_mem = '2MB'|SESSION",
+        "discard all|NONE",
+        "deallocate all|NONE",
+        "prepare q(int) as select * from t where id = $1|NONE",
+        "declare c cursor for select * from t|NONE",
+        "begin|NONE",
+        "select current_setting('search_path')|NONE",
+        "show search_path|NONE",
+    })
+    void settings_sayHowLongTheyLast(String sql, Classification.SettingScope scope) {
+        assertThat(classifier.classify(sql).settingScope()).as(sql).isEqualTo(scope);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "set session characteristics as transaction read write", "set transaction read write",
+        "set transaction isolation level serializable", "set default_transaction_read_only = off",
+    })
+    void settingsThatNeedThePrimary_areNotCarriedOver(String sql) {
+        final Classification c = classifier.classify(sql);
+        assertThat(c.replicaSafe()).as(sql).isFalse();
+        assertThat(c.settingScope()).as(sql).isEqualTo(Classification.SettingScope.NONE);
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {
         "begin", "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ", "start transaction read only",
         "commit", "end", "rollback", "abort", "savepoint s1", "release savepoint s1", "rollback to savepoint s1",
