@@ -87,6 +87,8 @@ final class RoutingConnection implements Connection {
 	private static final class CarriedSetting {
 		final String sql;
 		final boolean untilTransactionEnds;
+		/** Ran inside the current transaction: a rollback undoes it, as PostgreSQL undoes a {@code SET}. */
+		boolean inTransaction;
 		boolean onPrimary;
 		boolean onReplica;
 
@@ -411,8 +413,9 @@ final class RoutingConnection implements Connection {
 		final String setting = routedSetting;
 		if ( setting != null ) {
 			routedSetting = null;
-			if ( routedSettingScope == SettingScope.TRANSACTION && target == replica ) {
-				// SET LOCAL lasts as long as a transaction, so it needs one to last in.
+			if ( target == replica ) {
+				// Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
+				// rollback (SET), so the replica needs a transaction of its own for it.
 				replicaTransactionWanted();
 			}
 			return new WatchedStatement( statement, this, target, setting, routedSettingScope );
@@ -428,7 +431,8 @@ final class RoutingConnection implements Connection {
 	 * recorded and run again, in order, on each other physical connection before its next statement
 	 * ({@link #carrySettings}), and on connections bound later, until the transaction ends for
 	 * {@code SET LOCAL}, {@code SET TRANSACTION} and {@code SET CONSTRAINTS}, and for as long as this
-	 * connection lives otherwise. Only settings that ran without an error are recorded.
+	 * connection lives otherwise, unless the transaction it ran in rolls back. Only settings that ran
+	 * without an error are recorded.
 	 */
 	void settingRan(Connection physical, String sql, SettingScope scope) {
 		final boolean untilTransactionEnds = scope == SettingScope.TRANSACTION;
@@ -437,6 +441,7 @@ final class RoutingConnection implements Connection {
 			return;
 		}
 		final CarriedSetting setting = new CarriedSetting( sql, untilTransactionEnds );
+		setting.inTransaction = !autoCommit;
 		setting.onPrimary = physical != null && physical == primary;
 		setting.onReplica = physical != null && physical == replica;
 		if ( settings == null ) {
@@ -451,7 +456,7 @@ final class RoutingConnection implements Connection {
 			if ( isPrimary ? setting.onPrimary : setting.onReplica ) {
 				continue;
 			}
-			if ( setting.untilTransactionEnds && !isPrimary ) {
+			if ( !isPrimary ) {
 				replicaTransactionWanted();
 			}
 			try (Statement statement = physical.createStatement()) {
@@ -552,6 +557,25 @@ final class RoutingConnection implements Connection {
 		}
 		if ( failure != null ) {
 			throw failure;
+		}
+	}
+
+	/**
+	 * The transaction ended: the session-level settings made in it hold from now on if it
+	 * committed; PostgreSQL undoes them if it rolled back. ({@link #releasePhysicals} drops
+	 * {@code SET LOCAL} either way.)
+	 */
+	private void settingsEnded(boolean committed) {
+		if ( settings == null ) {
+			return;
+		}
+		if ( committed ) {
+			for ( CarriedSetting setting : settings ) {
+				setting.inTransaction = false;
+			}
+		}
+		else {
+			settings.removeIf( setting -> setting.inTransaction );
 		}
 	}
 
@@ -677,6 +701,7 @@ final class RoutingConnection implements Connection {
 					captureCommit();
 				}
 			}
+			settingsEnded( true );
 			this.autoCommit = true;
 			releasePhysicals();
 			return;
@@ -711,6 +736,7 @@ final class RoutingConnection implements Connection {
 	@Override
 	public void commit() throws SQLException {
 		checkOpen();
+		boolean committed = false;
 		try {
 			if ( primary != null ) {
 				primary.commit();
@@ -719,6 +745,7 @@ final class RoutingConnection implements Connection {
 					captureCommit();
 				}
 			}
+			committed = true;
 			if ( replica != null && replicaTransaction ) {
 				try {
 					replica.commit();
@@ -730,6 +757,7 @@ final class RoutingConnection implements Connection {
 			}
 		}
 		finally {
+			settingsEnded( committed );
 			releasePhysicals();
 		}
 	}
@@ -737,6 +765,7 @@ final class RoutingConnection implements Connection {
 	@Override
 	public void rollback() throws SQLException {
 		checkOpen();
+		settingsEnded( false );
 		try {
 			SQLException failure = null;
 			if ( primary != null ) {

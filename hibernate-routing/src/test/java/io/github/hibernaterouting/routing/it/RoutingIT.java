@@ -730,6 +730,38 @@ class RoutingIT {
 	}
 
 	@Test
+	void setInATransactionThatRollsBack_isUndoneEverywhere() {
+		try (EntityManager em = emf.createEntityManager()) {
+			em.unwrap( Session.class ).doWork( connection -> {
+				connection.setAutoCommit( false );
+				try (PreparedStatement set = connection.prepareStatement( "set routing_it.mode = 'rolled back'" )) {
+					set.execute();
+				}
+				final Object[] served = new Object[2];
+				try (PreparedStatement query = connection.prepareStatement( "select inet_server_port(), pg_backend_pid()" );
+						ResultSet rs = query.executeQuery()) {
+					rs.next();
+					served[0] = cluster.nodeForPort( rs.getInt( 1 ) );
+					served[1] = rs.getInt( 2 );
+				}
+				final Backend replica = new Backend( (Node) served[0], (Integer) served[1] );
+				assertThat( replica.node().isPrimary() ).isFalse();
+				assertThat( replica.state() ).as( "the SET runs in a transaction on the replica, so a rollback undoes it there too" )
+						.isEqualTo( "idle in transaction" );
+				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
+					insert.executeUpdate();
+				}
+				assertThat( settingWhereRead( connection, "routing_it.mode" ) ).isEqualTo( "primary: rolled back" );
+				connection.rollback();
+				assertThat( settingWhereRead( connection, "routing_it.mode" ) ).as( "PostgreSQL undoes a SET whose transaction rolls back" )
+						.doesNotContain( "rolled back" );
+				connection.commit();
+				connection.setAutoCommit( true );
+			} );
+		}
+	}
+
+	@Test
 	void set_outsideATransaction_followsTheUnitOfWorkToThePrimary_andBackToTheReplica() {
 		try (EntityManager em = emf.createEntityManager()) {
 			em.unwrap( Session.class ).doWork( connection -> {
