@@ -15,7 +15,8 @@ public enum Reason {
      * {@code SET ROLE}, {@code PREPARE} of a read-only statement, cursors over read-only queries,
      * {@code DEALLOCATE}, {@code DISCARD}, {@code UNLISTEN}). Safe to run on a replica, but the
      * state stays on the connection that ran it: a router that later moves the unit of work to
-     * another connection must not assume the setting travelled with it.
+     * another connection must carry it over; {@link Classification#settingScope()} says which
+     * statements are settings and how long they last.
      */
     SESSION_STATE(true),
     /**
