@@ -86,15 +86,24 @@ final class RoutingConnection implements Connection {
 	/** A {@code SET} or {@code RESET} that ran, and which bound physical connections have it. */
 	private static final class CarriedSetting {
 		final String sql;
+		/** The parameter it sets, null if unknown (a script). */
+		final String name;
 		final boolean untilTransactionEnds;
 		/** Ran inside the current transaction: a rollback undoes it, as PostgreSQL undoes a {@code SET}. */
 		boolean inTransaction;
 		boolean onPrimary;
 		boolean onReplica;
 
-		CarriedSetting(String sql, boolean untilTransactionEnds) {
+		CarriedSetting(String sql, String name, boolean untilTransactionEnds) {
 			this.sql = sql;
+			this.name = name;
 			this.untilTransactionEnds = untilTransactionEnds;
+		}
+
+		/** Whether {@code newer} sets the same parameter in the same way, so that it replaces this one. */
+		boolean replacedBy(CarriedSetting newer) {
+			return name != null && name.equals( newer.name ) && untilTransactionEnds == newer.untilTransactionEnds
+					&& inTransaction == newer.inTransaction;
 		}
 	}
 
@@ -102,7 +111,7 @@ final class RoutingConnection implements Connection {
 	private List<CarriedSetting> settings;
 	/** The SQL of the statement {@link #route} just routed if it is a setting, for {@link #prepared} to watch; else null. */
 	private String routedSetting;
-	private SettingScope routedSettingScope;
+	private Classification routedSettingClassification;
 
 	RoutingConnection(RoutingRuntime runtime, boolean primaryTenant, boolean readOnlySession) {
 		this.runtime = runtime;
@@ -156,7 +165,7 @@ final class RoutingConnection implements Connection {
 		final Classification classification = runtime.classifier.classify( sql );
 		if ( classification.settingScope() != SettingScope.NONE ) {
 			routedSetting = sql;
-			routedSettingScope = classification.settingScope();
+			routedSettingClassification = classification;
 		}
 		else {
 			routedSetting = null;
@@ -418,7 +427,7 @@ final class RoutingConnection implements Connection {
 				// rollback (SET), so the replica needs a transaction of its own for it.
 				replicaTransactionWanted();
 			}
-			return new WatchedStatement( statement, this, target, setting, routedSettingScope );
+			return new WatchedStatement( statement, this, target, setting, routedSettingClassification );
 		}
 		return target == replica && !autoCommit && !replicaTransaction
 				? new WatchedStatement( statement, this, target )
@@ -434,20 +443,31 @@ final class RoutingConnection implements Connection {
 	 * connection lives otherwise, unless the transaction it ran in rolls back. Only settings that ran
 	 * without an error are recorded.
 	 */
-	void settingRan(Connection physical, String sql, SettingScope scope) {
-		final boolean untilTransactionEnds = scope == SettingScope.TRANSACTION;
+	void settingRan(Connection physical, String sql, Classification classification) {
+		final boolean untilTransactionEnds = classification.settingScope() == SettingScope.TRANSACTION;
 		if ( untilTransactionEnds && autoCommit ) {
 			// Outside a transaction SET LOCAL has no effect (the server only warns): nothing to carry.
 			return;
 		}
-		final CarriedSetting setting = new CarriedSetting( sql, untilTransactionEnds );
+		final CarriedSetting setting = new CarriedSetting( sql, classification.detail(), untilTransactionEnds );
 		setting.inTransaction = !autoCommit;
 		setting.onPrimary = physical != null && physical == primary;
 		setting.onReplica = physical != null && physical == replica;
 		if ( settings == null ) {
 			settings = new ArrayList<>( 2 );
 		}
+		else if ( !settings.isEmpty() && settings.get( settings.size() - 1 ).replacedBy( setting ) ) {
+			// The same parameter set again right after: the newer value replaces the older, so a
+			// loop of SETs leaves one entry. Only the last one: an earlier entry may matter to the
+			// ones after it (a SET ROLE that allowed them).
+			settings.remove( settings.size() - 1 );
+		}
 		settings.add( setting );
+	}
+
+	/** The SQL of the settings this connection carries, in order; for tests. */
+	List<String> carriedSettings() {
+		return settings == null ? List.of() : settings.stream().map( setting -> setting.sql ).toList();
 	}
 
 	/** Runs on {@code physical}, in order, the recorded settings it does not have yet. */

@@ -24,7 +24,7 @@ import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.Calendar;
 
-import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
+import io.github.hibernaterouting.routing.internal.sql.Classification;
 
 /**
  * A prepared statement that tells its {@link RoutingConnection} what it needs to know, and
@@ -46,24 +46,26 @@ final class WatchedStatement implements PreparedStatement {
 	private final Connection physical;
 	/** The SQL of this statement if it is a {@code SET} or {@code RESET}, else {@code null}. */
 	private final String setting;
-	private final SettingScope settingScope;
+	/** Its classification, with the setting's scope and name. */
+	private final Classification settingClassification;
 
 	WatchedStatement(PreparedStatement statement, RoutingConnection connection, Connection physical) {
-		this( statement, connection, physical, null, SettingScope.NONE );
+		this( statement, connection, physical, null, null );
 	}
 
-	WatchedStatement(PreparedStatement statement, RoutingConnection connection, Connection physical, String setting, SettingScope settingScope) {
+	WatchedStatement(PreparedStatement statement, RoutingConnection connection, Connection physical, String setting,
+			Classification settingClassification) {
 		this.statement = statement;
 		this.connection = connection;
 		this.physical = physical;
 		this.setting = setting;
-		this.settingScope = settingScope;
+		this.settingClassification = settingClassification;
 	}
 
 	/** After the statement ran without an error: a setting is recorded to be carried over. */
 	private void ran() {
 		if ( setting != null ) {
-			connection.settingRan( physical, setting, settingScope );
+			connection.settingRan( physical, setting, settingClassification );
 		}
 	}
 

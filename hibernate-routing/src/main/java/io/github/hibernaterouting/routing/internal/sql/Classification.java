@@ -60,8 +60,14 @@ public final class Classification {
         return detail == null ? of(reason) : new Classification(reason, detail, null, SettingScope.NONE);
     }
 
-    /** The shared verdict for a replica-safe {@code SET} or {@code RESET} lasting {@code scope}. */
-    static Classification setting(SettingScope scope) {
+    /**
+     * The verdict for a replica-safe {@code SET} or {@code RESET} lasting {@code scope}; its detail
+     * is the name of the parameter it sets ({@code name}, may be null), never the value.
+     */
+    static Classification setting(SettingScope scope, String name) {
+        if (name != null && scope != SettingScope.NONE) {
+            return new Classification(Reason.SESSION_STATE, name, null, scope);
+        }
         return switch (scope) {
             case NONE -> of(Reason.SESSION_STATE);
             case TRANSACTION -> TRANSACTION_SETTING;
@@ -84,7 +90,10 @@ public final class Classification {
         return reason;
     }
 
-    /** E.g. {@code "nextval"}, {@code "INSERT"}, {@code "FOR UPDATE"}; may be null. */
+    /**
+     * E.g. {@code "nextval"}, {@code "INSERT"}, {@code "FOR UPDATE"}, or for a setting the
+     * parameter's name ({@code "search_path"}); may be null.
+     */
     public String detail() {
         return detail;
     }

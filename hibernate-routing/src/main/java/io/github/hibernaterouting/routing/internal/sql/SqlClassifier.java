@@ -188,7 +188,11 @@ public final class SqlClassifier {
                 from = i + 1;
             }
         }
-        return first == null ? EMPTY : first;
+        if (first == null) {
+            return EMPTY;
+        }
+        // A script's settings are carried as the whole script, under no single parameter's name.
+        return pieces > 1 && first.settingScope() != SettingScope.NONE ? Classification.setting(first.settingScope(), null) : first;
     }
 
     private static boolean hasMoreStatements(Tokens t, int semi) {
@@ -226,7 +230,7 @@ public final class SqlClassifier {
             case K_SET:
                 return set(t, from + 1, to);
             case K_RESET:
-                return Classification.setting(SettingScope.SESSION);
+                return Classification.setting(SettingScope.SESSION, settingName(t, from + 1, to));
             case K_BEGIN:
                 return transactionModes(t, from + 1, to);
             case K_END:
@@ -483,6 +487,7 @@ public final class SqlClassifier {
         if (t.is(i, "session") || t.is(i, "local")) {
             i++;
         }
+        final String name = settingName(t, i, to);
         // SET [SESSION|LOCAL] default_transaction_read_only / transaction_read_only = off: read-write.
         if (t.is(i, "transaction_read_only") || t.is(i, "default_transaction_read_only")) {
             int v = i + 1;
@@ -492,12 +497,29 @@ public final class SqlClassifier {
             if (v < to && (t.is(v, "on") || t.is(v, "true") || t.is(v, "yes")
                     || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
                     || t.type[v] == STRING && isTrueLiteral(t, v))) {
-                return Classification.setting(scope);
+                return Classification.setting(scope, name);
             }
             return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
         }
         Classification modes = transactionModes(t, i, to);
-        return modes.replicaSafe() ? Classification.setting(scope) : modes;
+        return modes.replicaSafe() ? Classification.setting(scope, name) : modes;
+    }
+
+    /**
+     * The lower-cased name a {@code SET} or {@code RESET} sets, dotted parts included
+     * ({@code search_path}, {@code app.tenant}, {@code role}, {@code time} for {@code TIME ZONE},
+     * {@code all} for {@code RESET ALL}); null if there is none.
+     */
+    private static String settingName(Tokens t, int i, int to) {
+        if (i >= to || t.type[i] != WORD && t.type[i] != QIDENT) {
+            return null;
+        }
+        StringBuilder name = new StringBuilder(lowerName(t, i));
+        while (i + 2 < to && t.type[i + 1] == DOT && (t.type[i + 2] == WORD || t.type[i + 2] == QIDENT)) {
+            name.append('.').append(lowerName(t, i + 2));
+            i += 2;
+        }
+        return name.toString();
     }
 
     private static boolean isTrueLiteral(Tokens t, int i) {

@@ -456,6 +456,21 @@ class SqlClassifierTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "set search_path to app, public|search_path",
+        "SET LOCAL Statement_Timeout = '5s'|statement_timeout",
+        "set session app.tenant = 'acme'|app.tenant",
+        "set \"App\".\"Tenant\" = 'acme'|App.Tenant",
+        "set role reader|role",
+        "set time zone 'UTC'|time",
+        "reset all|all",
+        "reset app.tenant|app.tenant",
+    })
+    void settings_nameTheParameter_neverTheValue(String sql, String name) {
+        assertThat(classifier.classify(sql).detail()).as(sql).isEqualTo(name);
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {
         "set session characteristics as transaction read write", "set transaction read write",
         "set transaction isolation level serializable", "set default_transaction_read_only = off",
