@@ -35,7 +35,8 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
  * (adds variant S: plain Hibernate with the read/write split written by hand, two persistence units
  * on the same two addresses as B, which tells the library's cost from the cost of a second
  * connection), {@code --only
- * routing} (run one variant, e.g. for a profile), {@code --statements} (before measuring, one
+ * routing} (run one variant, e.g. for a profile), {@code --other-library JAR} (adds variant R:
+ * routing as B, with another build of hibernate-routing, to measure a change), {@code --statements} (before measuring, one
  * single-thread run per variant with {@code pg_stat_statements}: the statements each operation
  * sends to the server, and the server's CPU per operation), {@code --pin} (the server's processes on
  * the last CPU, the workers on the others, as if they ran on separate machines; see
@@ -94,6 +95,8 @@ public final class OverheadBenchmark {
 		final boolean standby = options.containsKey( "standby" );
 		final boolean split = options.containsKey( "split" );
 		final String only = options.get( "only" );
+		// Another build of hibernate-routing (a jar) as variant R beside B, e.g. the previous release, to measure a change.
+		final String otherLibrary = options.get( "other-library" );
 		final boolean statements = options.containsKey( "statements" );
 		final int cpus = Runtime.getRuntime().availableProcessors();
 		final String pin = options.containsKey( "pin" ) ? requireCpus( cpus ) : null;
@@ -121,6 +124,9 @@ public final class OverheadBenchmark {
 			if ( split ) {
 				commands.put( "S split by hand", "split " + base + " " + sameServer );
 			}
+			if ( otherLibrary != null ) {
+				commands.put( "R routing, " + Path.of( otherLibrary ).getFileName(), "routing " + base + " " + sameServer + " false" );
+			}
 			if ( standby ) {
 				commands.put( "C routing+standby", "routing " + base + " " + cluster.standby( 1 ).jdbcUrl() + " true" );
 			}
@@ -130,7 +136,8 @@ public final class OverheadBenchmark {
 					if ( only != null && !entry.getValue().startsWith( only + " " ) ) {
 						continue;
 					}
-					final String classPath = entry.getValue().startsWith( "routing" ) ? jar + File.pathSeparator + library : jar.toString();
+					final String classPath = !entry.getValue().startsWith( "routing" ) ? jar.toString()
+							: jar + File.pathSeparator + ( entry.getKey().startsWith( "R " ) ? Path.of( otherLibrary ).toAbsolutePath() : library );
 					variants.add( start( entry.getKey(), classPath, entry.getValue().split( " " ), jfr, pin ) );
 				}
 				System.out.printf( Locale.ROOT, "server: PostgreSQL on %s; pool %s; %d s per run; JDK %s; %s%n", primaryUrl, pool, seconds,
@@ -169,6 +176,10 @@ public final class OverheadBenchmark {
 		final int split = indexOf( variants, "S" );
 		if ( b >= 0 && split >= 0 ) {
 			pairs.add( new int[] { b, split } );
+		}
+		final int other = indexOf( variants, "R" );
+		if ( b >= 0 && other >= 0 ) {
+			pairs.add( new int[] { b, other } );
 		}
 		System.out.printf( Locale.ROOT, "%n%d threads%n| round | order |", threads );
 		for ( Variant variant : variants ) {
