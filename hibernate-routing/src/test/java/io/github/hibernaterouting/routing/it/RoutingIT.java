@@ -548,7 +548,19 @@ class RoutingIT {
 
 	private static Backend backend(EntityManager em) {
 		final Object[] row = (Object[]) em.createNativeQuery( "select inet_server_port(), pg_backend_pid()" ).getSingleResult();
-		final Backend backend = new Backend( cluster.nodeForPort( ( (Number) row[0] ).intValue() ), ( (Number) row[1] ).intValue() );
+		return replicaBackend( ( (Number) row[0] ).intValue(), ( (Number) row[1] ).intValue() );
+	}
+
+	private static Backend backend(Connection connection) throws SQLException {
+		try (PreparedStatement query = connection.prepareStatement( "select inet_server_port(), pg_backend_pid()" );
+				ResultSet rs = query.executeQuery()) {
+			rs.next();
+			return replicaBackend( rs.getInt( 1 ), rs.getInt( 2 ) );
+		}
+	}
+
+	private static Backend replicaBackend(int port, int pid) {
+		final Backend backend = new Backend( cluster.nodeForPort( port ), pid );
 		assertThat( backend.node().isPrimary() ).as( "read served by a replica" ).isFalse();
 		return backend;
 	}
@@ -666,6 +678,12 @@ class RoutingIT {
 
 	// ---- SET and RESET follow the unit of work ------------------------------------------------
 
+	private static void run(Connection connection, String sql) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement( sql )) {
+			statement.execute();
+		}
+	}
+
 	/** Where the next read of {@code connection} runs ({@code standby} or {@code primary}) and what {@code name} is set to there. */
 	private static String settingWhereRead(Connection connection, String name) throws SQLException {
 		return settingWhereRead( connection, name, "" );
@@ -711,13 +729,9 @@ class RoutingIT {
 		try (EntityManager em = emf.createEntityManager()) {
 			em.unwrap( Session.class ).doWork( connection -> {
 				connection.setAutoCommit( false );
-				try (PreparedStatement set = connection.prepareStatement( "set local routing_it.step = 'one'" )) {
-					set.execute();
-				}
+				run( connection, "set local routing_it.step = 'one'" );
 				assertThat( settingWhereRead( connection, "routing_it.step" ) ).isEqualTo( "standby: one" );
-				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
-					insert.executeUpdate();
-				}
+				run( connection, "insert into note (id, text) values (nextval('note_seq'), 'w')" );
 				assertThat( settingWhereRead( connection, "routing_it.step" ) ).isEqualTo( "primary: one" );
 				connection.commit();
 				// The next transaction runs on a primary connection from the pool: it has no value, or an empty one.
@@ -734,23 +748,11 @@ class RoutingIT {
 		try (EntityManager em = emf.createEntityManager()) {
 			em.unwrap( Session.class ).doWork( connection -> {
 				connection.setAutoCommit( false );
-				try (PreparedStatement set = connection.prepareStatement( "set routing_it.mode = 'rolled back'" )) {
-					set.execute();
-				}
-				final Object[] served = new Object[2];
-				try (PreparedStatement query = connection.prepareStatement( "select inet_server_port(), pg_backend_pid()" );
-						ResultSet rs = query.executeQuery()) {
-					rs.next();
-					served[0] = cluster.nodeForPort( rs.getInt( 1 ) );
-					served[1] = rs.getInt( 2 );
-				}
-				final Backend replica = new Backend( (Node) served[0], (Integer) served[1] );
-				assertThat( replica.node().isPrimary() ).isFalse();
+				run( connection, "set routing_it.mode = 'rolled back'" );
+				final Backend replica = backend( connection );
 				assertThat( replica.state() ).as( "the SET runs in a transaction on the replica, so a rollback undoes it there too" )
 						.isEqualTo( "idle in transaction" );
-				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
-					insert.executeUpdate();
-				}
+				run( connection, "insert into note (id, text) values (nextval('note_seq'), 'w')" );
 				assertThat( settingWhereRead( connection, "routing_it.mode" ) ).isEqualTo( "primary: rolled back" );
 				connection.rollback();
 				assertThat( settingWhereRead( connection, "routing_it.mode" ) ).as( "PostgreSQL undoes a SET whose transaction rolls back" )
@@ -765,18 +767,11 @@ class RoutingIT {
 	void set_outsideATransaction_followsTheUnitOfWorkToThePrimary_andBackToTheReplica() {
 		try (EntityManager em = emf.createEntityManager()) {
 			em.unwrap( Session.class ).doWork( connection -> {
-				try (PreparedStatement set = connection.prepareStatement( "set routing_it.tenant = 'acme'" )) {
-					set.execute();
-				}
+				run( connection, "set routing_it.tenant = 'acme'" );
 				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "standby: acme" );
-				try (PreparedStatement insert = connection.prepareStatement(
-						"insert into note (id, text) values (nextval('note_seq'), current_setting('routing_it.tenant'))" )) {
-					insert.executeUpdate();
-				}
+				run( connection, "insert into note (id, text) values (nextval('note_seq'), current_setting('routing_it.tenant'))" );
 				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "primary: acme" );
-				try (PreparedStatement reset = connection.prepareStatement( "reset routing_it.tenant" )) {
-					reset.execute();
-				}
+				run( connection, "reset routing_it.tenant" );
 				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "primary: " );
 			} );
 		}
@@ -791,13 +786,9 @@ class RoutingIT {
 			em.setProperty( RoutingSettings.STRATEGY, Strategy.STALE_READ );
 			em.unwrap( Session.class ).doWork( connection -> {
 				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).isEqualTo( "standby: null" );
-				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
-					insert.executeUpdate();
-				}
+				run( connection, "insert into note (id, text) values (nextval('note_seq'), 'w')" );
 				// Under STALE_READ a SET would run on the replica; the hint makes this one run on the primary.
-				try (PreparedStatement set = connection.prepareStatement( PRIMARY_HINT + "set routing_it.tenant = 'globex'" )) {
-					set.execute();
-				}
+				run( connection, PRIMARY_HINT + "set routing_it.tenant = 'globex'" );
 				assertThat( settingWhereRead( connection, "routing_it.tenant", PRIMARY_HINT ) ).isEqualTo( "primary: globex" );
 				assertThat( settingWhereRead( connection, "routing_it.tenant" ) ).as( "STALE_READ reads the replica after the write" )
 						.isEqualTo( "standby: globex" );
@@ -809,14 +800,8 @@ class RoutingIT {
 	void setThatFailed_isNotCarriedOver() {
 		try (EntityManager em = emf.createEntityManager()) {
 			em.unwrap( Session.class ).doWork( connection -> {
-				assertThatThrownBy( () -> {
-					try (PreparedStatement set = connection.prepareStatement( "set statement_timeout = 'banana'" )) {
-						set.execute();
-					}
-				} ).isInstanceOf( SQLException.class );
-				try (PreparedStatement insert = connection.prepareStatement( "insert into note (id, text) values (nextval('note_seq'), 'w')" )) {
-					insert.executeUpdate();
-				}
+				assertThatThrownBy( () -> run( connection, "set statement_timeout = 'banana'" ) ).isInstanceOf( SQLException.class );
+				run( connection, "insert into note (id, text) values (nextval('note_seq'), 'w')" );
 				assertThat( settingWhereRead( connection, "statement_timeout" ) ).isEqualTo( "primary: 0" );
 			} );
 		}
