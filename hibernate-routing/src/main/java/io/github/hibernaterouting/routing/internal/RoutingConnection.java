@@ -541,16 +541,11 @@ final class RoutingConnection implements Connection {
 		SQLException failure = null;
 		if ( replica != null ) {
 			try {
-				if ( settings != null ) {
-					restoreReadOnly();
-				}
-				replica.close();
+				releaseReplica();
 			}
 			catch (SQLException e) {
 				failure = e;
 			}
-			replica = null;
-			replicaNode = null;
 		}
 		if ( primary != null ) {
 			try {
@@ -577,6 +572,21 @@ final class RoutingConnection implements Connection {
 		}
 		if ( failure != null ) {
 			throw failure;
+		}
+	}
+
+	/** Returns the replica connection to its pool, read-only again if a setting ran on it; the next one needs the settings anew. */
+	private void releaseReplica() throws SQLException {
+		try {
+			if ( settings != null ) {
+				restoreReadOnly();
+				settings.forEach( setting -> setting.onReplica = false );
+			}
+			replica.close();
+		}
+		finally {
+			replica = null;
+			replicaNode = null;
 		}
 	}
 
@@ -729,13 +739,7 @@ final class RoutingConnection implements Connection {
 		// A transaction begins: start it wherever its first statement decides.
 		this.autoCommit = false;
 		if ( replica != null ) {
-			if ( settings != null ) {
-				restoreReadOnly();
-				settings.forEach( setting -> setting.onReplica = false );
-			}
-			replica.close();
-			replica = null;
-			replicaNode = null;
+			releaseReplica();
 			last = primary;
 		}
 		if ( primary != null ) {
