@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.benchmarks;
 
-import io.github.hibernaterouting.routing.internal.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.SqlClassifier;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;

@@ -1,8 +1,8 @@
 package io.github.hibernaterouting.audit;
 
-import io.github.hibernaterouting.routing.internal.sql.Classification;
-import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog;
-import io.github.hibernaterouting.routing.internal.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.Classification;
+import io.github.hibernaterouting.routing.sql.FunctionCatalog;
+import io.github.hibernaterouting.routing.sql.SqlClassifier;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -30,8 +30,8 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.sql.Classification;
-import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
+import io.github.hibernaterouting.routing.sql.Classification;
+import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
 
 /**
  * The connection a Hibernate session gets: it binds physical connections lazily, statement by

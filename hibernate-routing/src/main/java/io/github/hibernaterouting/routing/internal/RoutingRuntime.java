@@ -19,8 +19,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog;
-import io.github.hibernaterouting.routing.internal.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.FunctionCatalog;
+import io.github.hibernaterouting.routing.sql.SqlClassifier;
 
 /**
  * Everything routing needs for one persistence unit: the pools, the replicas and their monitor, the

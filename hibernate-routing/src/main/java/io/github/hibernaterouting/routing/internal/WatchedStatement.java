@@ -24,7 +24,7 @@ import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.Calendar;
 
-import io.github.hibernaterouting.routing.internal.sql.Classification;
+import io.github.hibernaterouting.routing.sql.Classification;
 
 /**
  * A prepared statement that tells its {@link RoutingConnection} what it needs to know, and

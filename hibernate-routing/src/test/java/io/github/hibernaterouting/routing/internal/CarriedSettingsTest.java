@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import io.github.hibernaterouting.routing.internal.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.SqlClassifier;
 
 /**
  * What a routing connection records of the settings that ran on it, the part of carrying them

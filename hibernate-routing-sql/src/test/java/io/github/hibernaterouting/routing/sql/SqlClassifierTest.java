@@ -1,8 +1,8 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog.Volatility;
+import io.github.hibernaterouting.routing.sql.FunctionCatalog.Volatility;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

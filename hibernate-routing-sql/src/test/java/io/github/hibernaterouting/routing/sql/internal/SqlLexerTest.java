@@ -1,18 +1,18 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql.internal;
 
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.CAST;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.LPAREN;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.NUMBER;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.OP;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.PARAM;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.QIDENT;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.RPAREN;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.SEMI;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.STRING;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.WORD;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.CAST;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.OP;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.PARAM;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.STRING;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.routing.internal.sql.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
 /**
  * Why a statement was classified the way it was; a small, fixed set suitable as a metrics tag.

@@ -1,21 +1,23 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.CAST;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.COMMA;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.DOT;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.LPAREN;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.NUMBER;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.QIDENT;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.RPAREN;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.SEMI;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.STRING;
-import static io.github.hibernaterouting.routing.internal.sql.SqlLexer.WORD;
+import io.github.hibernaterouting.routing.sql.internal.NameTable;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.CAST;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.DOT;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.STRING;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.github.hibernaterouting.routing.internal.sql.Classification.SettingScope;
-import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog.Volatility;
-import io.github.hibernaterouting.routing.internal.sql.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
+import io.github.hibernaterouting.routing.sql.FunctionCatalog.Volatility;
+import io.github.hibernaterouting.routing.sql.internal.SqlLexer;
+import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.Locale;
 import java.util.Objects;
 

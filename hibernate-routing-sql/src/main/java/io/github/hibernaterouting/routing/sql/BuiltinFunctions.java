@@ -1,5 +1,6 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
+import io.github.hibernaterouting.routing.sql.internal.NameTable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,8 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.routing.internal.sql.FunctionCatalog.Volatility;
+import io.github.hibernaterouting.routing.sql.FunctionCatalog.Volatility;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql.internal;
 
 import java.util.Arrays;
 
@@ -14,37 +14,37 @@ import java.util.Arrays;
  * Assumes {@code standard_conforming_strings = on} (the default since PostgreSQL 9.1): a
  * backslash escapes only inside {@code E'…'} strings.
  */
-final class SqlLexer {
+public final class SqlLexer {
 
-    static final int WORD = 1;      // unquoted identifier or keyword
-    static final int QIDENT = 2;    // "quoted identifier" or U&"…"
-    static final int STRING = 3;    // any string constant: '', E'', U&'', B'', X'', N'', $tag$…$tag$
-    static final int NUMBER = 4;
-    static final int PARAM = 5;     // $1 or JDBC ?
-    static final int OP = 6;
-    static final int LPAREN = 7;
-    static final int RPAREN = 8;
-    static final int LBRACKET = 9;
-    static final int RBRACKET = 10;
-    static final int COMMA = 11;
-    static final int SEMI = 12;
-    static final int DOT = 13;
-    static final int CAST = 14;     // ::
-    static final int COLON = 15;
+    public static final int WORD = 1;      // unquoted identifier or keyword
+    public static final int QIDENT = 2;    // "quoted identifier" or U&"…"
+    public static final int STRING = 3;    // any string constant: '', E'', U&'', B'', X'', N'', $tag$…$tag$
+    public static final int NUMBER = 4;
+    public static final int PARAM = 5;     // $1 or JDBC ?
+    public static final int OP = 6;
+    public static final int LPAREN = 7;
+    public static final int RPAREN = 8;
+    public static final int LBRACKET = 9;
+    public static final int RBRACKET = 10;
+    public static final int COMMA = 11;
+    public static final int SEMI = 12;
+    public static final int DOT = 13;
+    public static final int CAST = 14;     // ::
+    public static final int COLON = 15;
 
     private static final String HINT_KEY = "hibernate.routing.strategy";
 
     /** The token stream of one SQL string: parallel arrays, no per-token objects. */
-    static final class Tokens {
-        final String sql;
-        int count;
-        int[] type;
-        int[] start;
-        int[] end;
+    public static final class Tokens {
+        public final String sql;
+        public int count;
+        public int[] type;
+        public int[] start;
+        public int[] end;
         /** For a parenthesis or bracket, the index of its partner (always set unless {@link #error}). */
-        int[] match;
-        String error;
-        String routingHint;
+        public int[] match;
+        public String error;
+        public String routingHint;
 
         Tokens(String sql, int capacity) {
             this.sql = sql;
@@ -70,7 +70,7 @@ final class SqlLexer {
         }
 
         /** Whether token {@code i} is an unquoted word equal (ASCII-case-insensitively) to lower-case {@code kw}. */
-        boolean is(int i, String kw) {
+        public boolean is(int i, String kw) {
             if (i < 0 || i >= count || type[i] != WORD || end[i] - start[i] != kw.length()) {
                 return false;
             }
@@ -83,11 +83,11 @@ final class SqlLexer {
             return true;
         }
 
-        int type(int i) {
+        public int type(int i) {
             return i >= 0 && i < count ? type[i] : 0;
         }
 
-        String text(int i) {
+        public String text(int i) {
             return sql.substring(start[i], end[i]);
         }
     }
@@ -95,7 +95,7 @@ final class SqlLexer {
     private SqlLexer() {
     }
 
-    static Tokens tokenize(String sql) {
+    public static Tokens tokenize(String sql) {
         int n = sql.length();
         Tokens t = new Tokens(sql, Math.max(16, n / 4));
         int[] parenStack = new int[16];

@@ -1,20 +1,20 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql.internal;
 
 /**
  * An immutable open-addressing table from lower-case ASCII names to small int values, looked up
  * directly on a region of the SQL text with ASCII case folding, so that keyword and function
  * lookups neither lower-case nor copy the statement.
  */
-final class NameTable {
+public final class NameTable {
 
-    static final int ABSENT = -1;
+    public static final int ABSENT = -1;
 
     private final String[] keys;
     private final int[] values;
     private final int mask;
 
     /** {@code names[i]} maps to {@code vals[i]}; names must already be lower case. */
-    NameTable(String[] names, int[] vals) {
+    public NameTable(String[] names, int[] vals) {
         int capacity = Integer.highestOneBit(Math.max(4, names.length * 3)) << 1;
         keys = new String[capacity];
         values = new int[capacity];
@@ -31,7 +31,7 @@ final class NameTable {
     }
 
     /** The value for {@code text[start, end)} compared ASCII-case-insensitively, or {@link #ABSENT}. */
-    int get(CharSequence text, int start, int end) {
+    public int get(CharSequence text, int start, int end) {
         int slot = hash(text, start, end) & mask;
         int len = end - start;
         String key;
@@ -45,7 +45,7 @@ final class NameTable {
     }
 
     /** The value for {@code name}, exactly as given (for quoted identifiers), or {@link #ABSENT}. */
-    int getExact(String name) {
+    public int getExact(String name) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (c >= 'A' && c <= 'Z') {
@@ -64,7 +64,7 @@ final class NameTable {
         return true;
     }
 
-    static char lower(char c) {
+    public static char lower(char c) {
         return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
     }
 

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.routing.internal.sql;
+package io.github.hibernaterouting.routing.sql;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
