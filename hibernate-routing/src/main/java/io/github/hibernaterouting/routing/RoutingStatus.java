@@ -28,8 +28,20 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
 	 * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
 	 * @param reads read statements this node ran
 	 * @param writes statements that were not provably read-only (primary only)
+	 * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
 	 */
-	public record Node(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes) {
+	public record Node(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes,
+			Pool pool) {
+	}
+
+	/**
+	 * The connections of one of the library's own pools.
+	 *
+	 * @param active connections borrowed by the application right now
+	 * @param idle connections waiting in the pool
+	 * @param maximum the pool's maximum size
+	 */
+	public record Pool(int active, int idle, int maximum) {
 	}
 
 	/**
@@ -49,8 +61,9 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
 			return null;
 		}
 		final List<Node> nodes = new ArrayList<>();
-		runtime.forEachNode( (name, primary, up, lagBytes, lagSeconds, reads, writes) ->
-				nodes.add( new Node( name, primary, up, lagBytes, lagSeconds, reads, writes ) ) );
+		runtime.forEachNode( (name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum) ->
+				nodes.add( new Node( name, primary, up, lagBytes, lagSeconds, reads, writes,
+						maximum < 0 ? null : new Pool( active, idle, maximum ) ) ) );
 		final List<Decision> decisions = new ArrayList<>();
 		runtime.forEachDecision( (epochMillis, node, reason) ->
 				decisions.add( new Decision( Instant.ofEpochMilli( epochMillis ), node, reason ) ) );

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
 import io.github.hibernaterouting.routing.ConsistencyToken;
@@ -291,7 +292,8 @@ public final class RoutingRuntime implements AutoCloseable {
 	/** Receives one node's figures; see {@code RoutingStatus.Node}. */
 	@FunctionalInterface
 	public interface NodeVisitor {
-		void visit(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes);
+		void visit(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes,
+				int activeConnections, int idleConnections, int maximumConnections);
 	}
 
 	/** Receives one recorded decision; see {@code RoutingStatus.Decision}. */
@@ -302,9 +304,15 @@ public final class RoutingRuntime implements AutoCloseable {
 
 	/** Visits the primary, then each replica. */
 	public void forEachNode(NodeVisitor visitor) {
-		visitor.visit( "primary", true, true, 0, 0.0, metrics.statements( null, false ), metrics.statements( null, true ) );
+		final HikariPoolMXBean primaryConnections = primaryPool.getHikariPoolMXBean();
+		visitor.visit( "primary", true, true, 0, 0.0, metrics.statements( null, false ), metrics.statements( null, true ),
+				primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
+				primaryConnections == null ? 0 : primaryConnections.getIdleConnections(), primaryPool.getMaximumPoolSize() );
 		for ( ReplicaNode node : replicas ) {
-			visitor.visit( node.name, false, node.isUp(), node.lagBytes, node.lagSeconds, metrics.statements( node, false ), 0 );
+			final HikariPoolMXBean connections = node.pool.getHikariPoolMXBean();
+			visitor.visit( node.name, false, node.isUp(), node.lagBytes, node.lagSeconds, metrics.statements( node, false ), 0,
+					connections == null ? 0 : connections.getActiveConnections(),
+					connections == null ? 0 : connections.getIdleConnections(), node.pool.getMaximumPoolSize() );
 		}
 	}
 

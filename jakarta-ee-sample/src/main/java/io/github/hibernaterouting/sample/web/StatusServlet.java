@@ -47,6 +47,9 @@ public class StatusServlet extends HttpServlet {
 		json.put( "lagSeconds", Double.isNaN( node.lagSeconds() ) ? null : node.lagSeconds() );
 		json.put( "reads", node.reads() );
 		json.put( "writes", node.writes() );
+		if ( node.pool() != null ) {
+			json.put( "pool", Map.of( "active", node.pool().active(), "idle", node.pool().idle(), "maximum", node.pool().maximum() ) );
+		}
 		return json;
 	}
 
