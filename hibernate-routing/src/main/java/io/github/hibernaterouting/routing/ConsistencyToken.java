@@ -34,7 +34,7 @@ public final class ConsistencyToken implements Comparable<ConsistencyToken> {
 	 * @throws IllegalArgumentException if the text is not a WAL position
 	 */
 	public static ConsistencyToken ofLsn(String pgLsn) {
-		return pgLsn == null ? null : new ConsistencyToken( io.github.hibernaterouting.routing.internal.Lsn.parse( pgLsn.trim() ) );
+		return pgLsn == null ? null : new ConsistencyToken( io.github.hibernaterouting.routing.internal.consistency.Lsn.parse( pgLsn.trim() ) );
 	}
 
 	/**

@@ -7,7 +7,7 @@ import jakarta.persistence.EntityManagerFactory;
 
 import org.hibernate.JDBCException;
 
-import io.github.hibernaterouting.routing.internal.RoutingRuntime;
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 
 /**
  * Read-your-writes across requests, application instances and workers, for code that is not in

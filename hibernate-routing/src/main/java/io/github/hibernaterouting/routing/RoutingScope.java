@@ -1,5 +1,8 @@
 package io.github.hibernaterouting.routing;
 
+import io.github.hibernaterouting.routing.internal.consistency.Lsn;
+import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
+
 /**
  * A unit of routing context bound to the current thread: a strategy, and whether work in it has
  * written.
@@ -32,58 +35,10 @@ package io.github.hibernaterouting.routing;
  * worker API open their own scopes; {@link Routing} offers a lambda form.
  */
 public final class RoutingScope implements AutoCloseable {
-	private static final ThreadLocal<RoutingScope> CURRENT = new ThreadLocal<>();
+	private final ScopeFrame frame;
 
-	static {
-		// The library records commits in scopes; users cannot, so these stay off the public API.
-		io.github.hibernaterouting.routing.internal.ScopeAccess.install( new io.github.hibernaterouting.routing.internal.ScopeAccess() {
-			@Override
-			public void recordCommit(RoutingScope scope, ConsistencyToken position) {
-				scope.recordCommit( position );
-			}
-
-			@Override
-			public long resolved(RoutingScope scope, Object resolver, java.util.function.LongSupplier lookup) {
-				return scope.resolved( resolver, lookup );
-			}
-
-			@Override
-			public void forgetResolved(RoutingScope scope) {
-				scope.forgetResolved();
-			}
-
-			@Override
-			public boolean marked(RoutingScope scope, Object resolver) {
-				return scope.markedFor == resolver;
-			}
-
-			@Override
-			public void setMarked(RoutingScope scope, Object resolver) {
-				scope.markedFor = resolver;
-			}
-		} );
-	}
-
-	private final RoutingScope parent;
-	private final Strategy strategy;
-	private final String actor;
-	private final ConsistencyToken minimum;
-	private final Thread owner;
-	private volatile boolean written;
-	private volatile ConsistencyToken lastCommit;
-	private boolean closed;
-	/** What the actor's stamp resolved to, for the persistence unit that resolved it (see {@link #resolved}). */
-	private Object resolvedFor;
-	private long resolvedMinimum;
-	/** The persistence unit that stored this scope's actor's mutation marker, if one did. */
-	private Object markedFor;
-
-	private RoutingScope(RoutingScope parent, Strategy strategy, String actor, ConsistencyToken minimum) {
-		this.parent = parent;
-		this.strategy = strategy;
-		this.actor = actor;
-		this.minimum = minimum;
-		this.owner = Thread.currentThread();
+	private RoutingScope(ScopeFrame frame) {
+		this.frame = frame;
 	}
 
 	/** Builds a scope with an actor or a minimum position. */
@@ -127,9 +82,8 @@ public final class RoutingScope implements AutoCloseable {
 
 		/** Opens the scope on the current thread, nested in the current one if there is one. */
 		public RoutingScope open() {
-			final RoutingScope scope = new RoutingScope( CURRENT.get(), strategy, actor, minimum );
-			CURRENT.set( scope );
-			return scope;
+			return (RoutingScope) ScopeFrame.open( strategy, actor, minimum == null ? Lsn.UNKNOWN : minimum.position(), RoutingScope::new )
+					.handle();
 		}
 	}
 
@@ -145,43 +99,28 @@ public final class RoutingScope implements AutoCloseable {
 
 	/** The innermost open scope of the current thread, or {@code null}. */
 	public static RoutingScope current() {
-		return CURRENT.get();
+		final ScopeFrame frame = ScopeFrame.current();
+		return frame == null ? null : (RoutingScope) frame.handle();
 	}
 
 	/** The strategy this scope was opened with, or {@code null} if it inherits. */
 	public Strategy strategy() {
-		return strategy;
+		return frame.strategy();
 	}
 
 	/** The strategy of this scope or, if it names none, of the nearest enclosing scope that does; else {@code null}. */
 	public Strategy effectiveStrategy() {
-		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
-			if ( scope.strategy != null ) {
-				return scope.strategy;
-			}
-		}
-		return null;
+		return frame.effectiveStrategy();
 	}
 
 	/** The actor of this scope or of the nearest enclosing scope that names one; else {@code null}. */
 	public String actor() {
-		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
-			if ( scope.actor != null ) {
-				return scope.actor;
-			}
-		}
-		return null;
+		return frame.actor();
 	}
 
 	/** The latest minimum position given to this scope or an enclosing one; else {@code null}. */
 	public ConsistencyToken minimum() {
-		ConsistencyToken latest = null;
-		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
-			if ( scope.minimum != null ) {
-				latest = scope.minimum.max( latest );
-			}
-		}
-		return latest;
+		return token( frame.minimum() );
 	}
 
 	/**
@@ -189,46 +128,16 @@ public final class RoutingScope implements AutoCloseable {
 	 * or {@code null} if nothing was committed here. Hand it to callers as the token for their next read.
 	 */
 	public ConsistencyToken lastCommit() {
-		return lastCommit;
-	}
-
-	/** Records a committed write's position in this scope and every enclosing one. */
-	void recordCommit(ConsistencyToken position) {
-		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
-			scope.lastCommit = position.max( scope.lastCommit );
-			scope.written = true;
-		}
-	}
-
-	/**
-	 * The actor's minimum position as resolved by one persistence unit, cached in the scope so that a
-	 * scope looks the actor up once; {@code resolver} identifies the persistence unit.
-	 */
-	long resolved(Object resolver, java.util.function.LongSupplier lookup) {
-		if ( resolvedFor != resolver ) {
-			resolvedMinimum = lookup.getAsLong();
-			resolvedFor = resolver;
-		}
-		return resolvedMinimum;
-	}
-
-	/** Forgets the cached actor position, after the actor wrote. */
-	void forgetResolved() {
-		for ( RoutingScope scope = this; scope != null; scope = scope.parent ) {
-			scope.resolvedFor = null;
-		}
+		return token( frame.lastCommit() );
 	}
 
 	/** Whether work inside this scope (or a scope nested in it) has written. */
 	public boolean hasWritten() {
-		return written;
+		return frame.hasWritten();
 	}
 
-	/** Records that work inside this scope wrote, in this scope and every enclosing one. */
-	public void markWritten() {
-		for ( RoutingScope scope = this; scope != null && !scope.written; scope = scope.parent ) {
-			scope.written = true;
-		}
+	private static ConsistencyToken token(long position) {
+		return position == Lsn.UNKNOWN ? null : ConsistencyToken.ofPosition( position );
 	}
 
 	/**
@@ -238,22 +147,6 @@ public final class RoutingScope implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if ( closed ) {
-			return;
-		}
-		if ( Thread.currentThread() != owner ) {
-			throw new IllegalStateException( "A RoutingScope must be closed on the thread that opened it ("
-					+ owner.getName() + "), not on " + Thread.currentThread().getName() );
-		}
-		if ( CURRENT.get() != this ) {
-			throw new IllegalStateException( "RoutingScopes must be closed innermost first: a scope nested in this one is still open" );
-		}
-		closed = true;
-		if ( parent == null ) {
-			CURRENT.remove();
-		}
-		else {
-			CURRENT.set( parent );
-		}
+		frame.close();
 	}
 }

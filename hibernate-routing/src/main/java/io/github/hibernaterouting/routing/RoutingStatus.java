@@ -6,7 +6,7 @@ import java.util.List;
 
 import jakarta.persistence.EntityManagerFactory;
 
-import io.github.hibernaterouting.routing.internal.RoutingRuntime;
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 
 /**
  * A snapshot of routing in one persistence unit, for status pages and health endpoints: each

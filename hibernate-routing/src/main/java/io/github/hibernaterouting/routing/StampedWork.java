@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 
 import jakarta.persistence.EntityManagerFactory;
 
-import io.github.hibernaterouting.routing.internal.RoutingRuntime;
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 
 /**
  * Runs a message handler so that it sees the write the message was stamped after, whatever broker

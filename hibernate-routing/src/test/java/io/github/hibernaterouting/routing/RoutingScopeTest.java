@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
+
 class RoutingScopeTest {
 	@Test
 	void innermostScopeWithAStrategy_wins_andClosingRestoresTheParent() {
@@ -28,7 +30,9 @@ class RoutingScopeTest {
 	void writeInNestedScope_marksEveryEnclosingScope() {
 		try (RoutingScope outer = RoutingScope.open( null )) {
 			try (RoutingScope inner = RoutingScope.open( Strategy.READ_AFTER_WRITE )) {
-				inner.markWritten();
+				// What the library does when a session in the scope writes.
+				ScopeFrame.current().markWritten();
+				assertThat( inner.hasWritten() ).isTrue();
 			}
 			assertThat( outer.hasWritten() ).isTrue();
 		}

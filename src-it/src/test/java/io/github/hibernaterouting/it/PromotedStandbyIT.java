@@ -78,7 +78,7 @@ class PromotedStandbyIT {
 			throws SQLException {
 		final Node promoted = cluster.standby( 2 );
 		final Node standby = cluster.standby( 1 );
-		final Logger monitorLog = (Logger) LoggerFactory.getLogger( "io.github.hibernaterouting.routing.internal.ReplicaMonitor" );
+		final Logger monitorLog = (Logger) LoggerFactory.getLogger( "io.github.hibernaterouting.routing.internal.replicas.ReplicaMonitor" );
 		final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 		logged.start();
 		monitorLog.addAppender( logged );

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -52,7 +54,7 @@ class ReplicaConnectionFailureIT {
 		final ReplicaNode node = runtime( emf ).replicas().get( 0 );
 		assertThat( node.isUp() ).isTrue();
 		cluster.stop( cluster.standby( 1 ) );
-		node.pool.getHikariPoolMXBean().softEvictConnections();
+		node.ownPool().softEvictConnections();
 		return node;
 	}
 

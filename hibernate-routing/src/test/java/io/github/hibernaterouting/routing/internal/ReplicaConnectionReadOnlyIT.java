@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 
@@ -61,7 +62,7 @@ class ReplicaConnectionReadOnlyIT {
 
 	@Test
 	void autoCommitWrite_isRefusedByTheServer() throws SQLException {
-		try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+		try (Connection c = replica.connections().getConnection(); Statement s = c.createStatement()) {
 			assertThat( c.getAutoCommit() ).isTrue();
 			assertReadOnlyRefusal( s );
 			try (var rows = s.executeQuery( "select count(*) from note" )) {
@@ -73,7 +74,7 @@ class ReplicaConnectionReadOnlyIT {
 
 	@Test
 	void writeInATransaction_isRefusedByTheServer() throws SQLException {
-		try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+		try (Connection c = replica.connections().getConnection(); Statement s = c.createStatement()) {
 			c.setAutoCommit( false );
 			assertReadOnlyRefusal( s );
 			c.rollback();
@@ -87,7 +88,7 @@ class ReplicaConnectionReadOnlyIT {
 	@Test
 	void connectionReturnedToThePool_staysReadOnly() throws SQLException {
 		for ( int i = 0; i < 3; i++ ) {
-			try (Connection c = replica.pool.getConnection(); Statement s = c.createStatement()) {
+			try (Connection c = replica.connections().getConnection(); Statement s = c.createStatement()) {
 				c.setAutoCommit( i % 2 == 0 );
 				assertReadOnlyRefusal( s );
 				if ( !c.getAutoCommit() ) {
@@ -120,7 +121,7 @@ class ReplicaConnectionReadOnlyIT {
 				} );
 			}
 			final ReplicaNode onlyReplica = runtime( single ).replicas().get( 0 );
-			try (Connection c = onlyReplica.pool.getConnection(); Statement s = c.createStatement()) {
+			try (Connection c = onlyReplica.connections().getConnection(); Statement s = c.createStatement()) {
 				assertReadOnlyRefusal( s );
 			}
 		}

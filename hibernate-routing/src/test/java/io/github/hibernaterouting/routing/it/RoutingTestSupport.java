@@ -10,12 +10,9 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
-import org.hibernate.engine.spi.SessionFactoryImplementor;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.internal.RoutingConnectionProvider;
-import io.github.hibernaterouting.routing.internal.RoutingRuntime;
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
@@ -58,10 +55,7 @@ public final class RoutingTestSupport {
 	}
 
 	public static RoutingRuntime runtime(EntityManagerFactory emf) {
-		return emf.unwrap( SessionFactoryImplementor.class ).getServiceRegistry()
-				.requireService( MultiTenantConnectionProvider.class )
-				.unwrap( RoutingConnectionProvider.class )
-				.runtime();
+		return RoutingRuntime.of( emf );
 	}
 
 	/** Waits until the persistence unit sees every replica up again (after a test stopped one). */
