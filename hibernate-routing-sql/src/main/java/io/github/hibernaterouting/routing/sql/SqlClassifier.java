@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.routing.sql;
 
 import io.github.hibernaterouting.routing.sql.internal.NameTable;
-import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.CAST;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.DOT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
@@ -15,7 +14,6 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
-import io.github.hibernaterouting.routing.sql.FunctionCatalog.Volatility;
 import io.github.hibernaterouting.routing.sql.internal.SqlLexer;
 import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.Locale;
@@ -91,7 +89,7 @@ public final class SqlClassifier {
     /** Slots of {@link #recent}; a power of two. */
     private static final int RECENT_SLOTS = 256;
 
-    private final FunctionCatalog catalog;
+    private final FunctionCalls functionCalls;
     private final Cache<String, Classification> memo;
     /**
      * In front of the memo: the last verdict per slot, found by the SQL string's identity. Hibernate
@@ -112,7 +110,8 @@ public final class SqlClassifier {
         if (maximumCacheSize < 0) {
             throw new IllegalArgumentException("maximumCacheSize must be >= 0, was " + maximumCacheSize);
         }
-        this.catalog = Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)");
+        this.functionCalls = new FunctionCalls(
+                Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)"));
         this.memo = Caffeine.newBuilder().maximumSize(maximumCacheSize).build();
         this.recent = maximumCacheSize == 0 ? null : new Recent[RECENT_SLOTS];
     }
@@ -252,7 +251,7 @@ public final class SqlClassifier {
                 return declare(t, from + 1, to);
             case K_CALL:
                 return Classification.of(Reason.CALL, to > from + 1 && t.type[from + 1] != LPAREN
-                        ? lowerName(t, from + 1) : null);
+                        ? Identifiers.folded(t, from + 1) : null);
             case K_DO:
                 return Classification.of(Reason.DO_BLOCK);
             case K_COPY:
@@ -293,12 +292,12 @@ public final class SqlClassifier {
                     return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE,
                             verb(t, i));
                 }
-                Classification f = functionCall(t, from, i, to);
+                Classification f = functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }
             } else if (type == QIDENT) {
-                Classification f = functionCall(t, from, i, to);
+                Classification f = functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }
@@ -321,125 +320,6 @@ public final class SqlClassifier {
             return FOR_KEY_SHARE;
         }
         return null;
-    }
-
-    /**
-     * If token {@code i} starts a (possibly schema-qualified) function name followed by {@code (},
-     * the verdict on that call when it is not read-only; otherwise null. Identifiers followed by
-     * a parenthesis that are not calls — type modifiers, alias and CTE column lists, grammar
-     * keywords — are recognised by context.
-     */
-    private Classification functionCall(Tokens t, int from, int i, int to) {
-        int first = i;
-        if (first > from && t.type[first - 1] == DOT) {
-            return null; // inside a qualified name we already looked at from its start
-        }
-        int last = i;
-        while (last + 2 < to && t.type[last + 1] == DOT
-                && (t.type[last + 2] == WORD || t.type[last + 2] == QIDENT)) {
-            last += 2;
-        }
-        if (last + 1 >= to || t.type[last + 1] != LPAREN) {
-            return null;
-        }
-        boolean qualified = last > first;
-        if (first > from && !followsCallContext(t, first - 1)) {
-            return null;
-        }
-        int close = t.match[last + 1];
-        if (close > 0 && t.is(close + 1, "as")
-                && (t.type(close + 2) == LPAREN || t.is(close + 2, "materialized") || t.is(close + 2, "not"))) {
-            return null; // WITH name(columns) AS (…)
-        }
-        boolean quoted = t.type[last] == QIDENT;
-        int ns = t.start[last];
-        int ne = t.end[last];
-        if (!quoted && !qualified) {
-            int kw = BuiltinFunctions.KEYWORDS.get(t.sql, ns, ne);
-            // Reserved and column-name keywords cannot name a function unquoted, so before "(" they
-            // are grammar: IN (…), EXISTS (…), COALESCE (…). Other keywords can (a user function
-            // may be called "freeze"), so only a known list of them counts as grammar: OVER (…), JOIN (…).
-            if (kw != NameTable.ABSENT && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
-                    && (kw == BuiltinFunctions.KW_RESERVED || kw == BuiltinFunctions.KW_COLUMN_NAME
-                        || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
-                return null;
-            }
-        }
-        String schema = qualified ? identifier(t, last - 2) : null;
-        boolean builtinScope = schema == null || schema.equals("pg_catalog");
-        if (quoted) {
-            String name = identifier(t, last);
-            return judge(name, builtinScope, schema,
-                    builtinScope ? BuiltinFunctions.VOLATILITY.getExact(name) : NameTable.ABSENT,
-                    builtinScope && BuiltinFunctions.isWriter(name, 0, name.length()),
-                    BuiltinFunctions.isHarmlessVolatile(name, 0, name.length()));
-        }
-        int builtin = builtinScope ? BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) : NameTable.ABSENT;
-        boolean writer = builtinScope && BuiltinFunctions.isWriter(t.sql, ns, ne);
-        if (writer) {
-            return Classification.of(Reason.WRITING_FUNCTION, lowerName(t, last));
-        }
-        if (builtin != NameTable.ABSENT && builtin != BuiltinFunctions.VOLATILE && catalog == FunctionCatalog.NONE) {
-            return null; // the hot path: a STABLE or IMMUTABLE built-in, no catalog to consult
-        }
-        return judge(lowerName(t, last), builtinScope, schema, builtin, false,
-                BuiltinFunctions.isHarmlessVolatile(t.sql, ns, ne));
-    }
-
-    private Classification judge(String name, boolean builtinScope, String schema, int builtin,
-                                 boolean writer, boolean harmless) {
-        if (writer) {
-            return Classification.of(Reason.WRITING_FUNCTION, name);
-        }
-        if (builtin != NameTable.ABSENT) {
-            if (schema == null && catalog != FunctionCatalog.NONE) {
-                // A user-defined overload of a built-in name is worse than pg_catalog's own version.
-                Volatility any = catalog.volatility(null, name);
-                Volatility own = catalog.volatility("pg_catalog", name);
-                if (any == Volatility.VOLATILE && own != Volatility.VOLATILE) {
-                    return Classification.of(Reason.VOLATILE_FUNCTION, name);
-                }
-            }
-            if (builtin != BuiltinFunctions.VOLATILE || harmless) {
-                return null;
-            }
-            return Classification.of(Reason.VOLATILE_FUNCTION, name);
-        }
-        Volatility v = catalog.volatility(schema, name);
-        switch (v) {
-            case IMMUTABLE:
-            case STABLE:
-                return null;
-            case VOLATILE:
-                return Classification.of(Reason.VOLATILE_FUNCTION, name);
-            default:
-                return Classification.of(Reason.UNKNOWN_FUNCTION, builtinScope || schema == null ? name : schema + '.' + name);
-        }
-    }
-
-    /**
-     * Whether the token before a name followed by {@code (} puts it in expression position. After
-     * {@code ::} or {@code AS} it is a type or an alias column list; after a plain identifier or a
-     * closing parenthesis it is an alias column list ({@code FROM t x(a, b)},
-     * {@code generate_series(1, 3) g(i)}), except after {@code DISTINCT ON (…)} and {@code OPERATOR(…)}.
-     */
-    private static boolean followsCallContext(Tokens t, int prev) {
-        int type = t.type[prev];
-        if (type == CAST || type == QIDENT) {
-            return false;
-        }
-        if (type == RPAREN) {
-            // The grammar puts an expression right after "DISTINCT ON (…)" and "OPERATOR(…)".
-            int open = t.match[prev];
-            return open > 0 && (t.is(open - 1, "on") && t.is(open - 2, "distinct") || t.is(open - 1, "operator"));
-        }
-        if (type == WORD) {
-            if (t.is(prev, "as")) {
-                return false;
-            }
-            return BuiltinFunctions.KEYWORDS.get(t.sql, t.start[prev], t.end[prev]) != NameTable.ABSENT;
-        }
-        return true;
     }
 
     private Classification explain(Tokens t, int from, int to) {
@@ -516,9 +396,9 @@ public final class SqlClassifier {
         if (i >= to || t.type[i] != WORD && t.type[i] != QIDENT) {
             return null;
         }
-        StringBuilder name = new StringBuilder(lowerName(t, i));
+        StringBuilder name = new StringBuilder(Identifiers.folded(t, i));
         while (i + 2 < to && t.type[i + 1] == DOT && (t.type[i + 2] == WORD || t.type[i + 2] == QIDENT)) {
-            name.append('.').append(lowerName(t, i + 2));
+            name.append('.').append(Identifiers.folded(t, i + 2));
             i += 2;
         }
         return name.toString();
@@ -606,25 +486,6 @@ public final class SqlClassifier {
     /** The keyword at {@code i} in upper case, for details (a small, fixed vocabulary). */
     private static String verb(Tokens t, int i) {
         return t.text(i).toUpperCase(Locale.ROOT);
-    }
-
-    private static String lowerName(Tokens t, int i) {
-        if (t.type[i] == QIDENT) {
-            return identifier(t, i);
-        }
-        return t.text(i).toLowerCase(Locale.ROOT);
-    }
-
-    /** The case-folded value of identifier token {@code i}: unquoted lower-cased, quoted verbatim. */
-    private static String identifier(Tokens t, int i) {
-        if (t.type[i] != QIDENT) {
-            return t.text(i).toLowerCase(Locale.ROOT);
-        }
-        int s = t.start[i];
-        if (t.sql.charAt(s) != '"') {
-            s += 2; // U&"…": Unicode escapes are not decoded; such a name simply stays unknown
-        }
-        return t.sql.substring(s + 1, t.end[i] - 1).replace("\"\"", "\"");
     }
 
     private static NameTable statementKinds() {
