@@ -1,18 +1,15 @@
 package io.github.hibernaterouting.routing.sql;
 
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
-import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.DOT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
-import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.STRING;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
 import io.github.hibernaterouting.routing.sql.internal.NameTable;
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer;
 import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.Locale;
 
@@ -132,11 +129,11 @@ final class StatementClassifier {
             case K_DDL:
                 return Classification.of(Reason.DDL, verb(t, from));
             case K_SET:
-                return set(t, from + 1, to);
+                return SessionStatements.set(t, from + 1, to);
             case K_RESET:
-                return Classification.setting(SettingScope.SESSION, settingName(t, from + 1, to));
+                return SessionStatements.reset(t, from + 1, to);
             case K_BEGIN:
-                return transactionModes(t, from + 1, to);
+                return SessionStatements.transactionModes(t, from + 1, to);
             case K_END:
                 if (t.is(from + 1, "prepared")) {
                     return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, verb(t, from) + " PREPARED");
@@ -145,20 +142,20 @@ final class StatementClassifier {
             case K_SAVEPOINT:
                 return TRANSACTION_CONTROL;
             case K_PREPARE:
-                return prepare(t, from + 1, to);
+                return SessionStatements.prepare(this, t, from + 1, to);
             case K_EXECUTE:
                 return Classification.of(Reason.UTILITY, "EXECUTE");
             case K_SESSION:
                 return SESSION_STATE;
             case K_DECLARE:
-                return declare(t, from + 1, to);
+                return SessionStatements.declare(this, t, from + 1, to);
             case K_CALL:
                 return Classification.of(Reason.CALL, to > from + 1 && t.type[from + 1] != LPAREN
                         ? Identifiers.folded(t, from + 1) : null);
             case K_DO:
                 return Classification.of(Reason.DO_BLOCK);
             case K_COPY:
-                return copy(t, from + 1, to);
+                return SessionStatements.copy(this, t, from + 1, to);
             case K_LOCK:
                 return Classification.of(Reason.LOCK);
             case K_UTILITY:
@@ -261,129 +258,6 @@ final class StatementClassifier {
         }
         return Classification.of(Reason.EXPLAIN_ANALYZE_WRITE,
                 inner.detail() != null ? inner.detail() : inner.reason().name());
-    }
-
-    private Classification set(Tokens t, int from, int to) {
-        int i = from;
-        // SET LOCAL, SET TRANSACTION and SET CONSTRAINTS last until the transaction ends; SET and
-        // SET SESSION (including SET SESSION CHARACTERISTICS, ROLE, AUTHORIZATION) until changed.
-        final SettingScope scope = t.is(i, "local") || t.is(i, "transaction") || t.is(i, "constraints")
-                ? SettingScope.TRANSACTION : SettingScope.SESSION;
-        if (t.is(i, "session") || t.is(i, "local")) {
-            i++;
-        }
-        final String name = settingName(t, i, to);
-        // SET [SESSION|LOCAL] default_transaction_read_only / transaction_read_only = off: read-write.
-        if (t.is(i, "transaction_read_only") || t.is(i, "default_transaction_read_only")) {
-            int v = i + 1;
-            if (t.is(v, "to") || t.type(v) == SqlLexer.OP && t.end[v] - t.start[v] == 1 && t.sql.charAt(t.start[v]) == '=') {
-                v++;
-            }
-            if (v < to && (t.is(v, "on") || t.is(v, "true") || t.is(v, "yes")
-                    || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
-                    || t.type[v] == STRING && isTrueLiteral(t, v))) {
-                return Classification.setting(scope, name);
-            }
-            return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
-        }
-        Classification modes = transactionModes(t, i, to);
-        return modes.replicaSafe() ? Classification.setting(scope, name) : modes;
-    }
-
-    /**
-     * The lower-cased name a {@code SET} or {@code RESET} sets, dotted parts included
-     * ({@code search_path}, {@code app.tenant}, {@code role}, {@code time} for {@code TIME ZONE},
-     * {@code all} for {@code RESET ALL}); null if there is none.
-     */
-    private static String settingName(Tokens t, int i, int to) {
-        if (i >= to || t.type[i] != WORD && t.type[i] != QIDENT) {
-            return null;
-        }
-        StringBuilder name = new StringBuilder(Identifiers.folded(t, i));
-        while (i + 2 < to && t.type[i + 1] == DOT && (t.type[i + 2] == WORD || t.type[i + 2] == QIDENT)) {
-            name.append('.').append(Identifiers.folded(t, i + 2));
-            i += 2;
-        }
-        return name.toString();
-    }
-
-    private static boolean isTrueLiteral(Tokens t, int i) {
-        String v = t.sql.substring(t.start[i] + 1, t.end[i] - 1).trim().toLowerCase(Locale.ROOT);
-        return v.equals("on") || v.equals("true") || v.equals("yes") || v.equals("1");
-    }
-
-    /** BEGIN / START TRANSACTION / SET TRANSACTION modes: serializable and read-write need the primary. */
-    private static Classification transactionModes(Tokens t, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (t.is(i, "serializable")
-                    || t.type[i] == STRING && t.sql.regionMatches(true, t.start[i] + 1, "serializable", 0, 12)) {
-                return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "SERIALIZABLE");
-            }
-            if (t.is(i, "read") && t.is(i + 1, "write")) {
-                return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");
-            }
-        }
-        return TRANSACTION_CONTROL;
-    }
-
-    private Classification prepare(Tokens t, int from, int to) {
-        if (t.is(from, "transaction")) {
-            return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "PREPARE TRANSACTION");
-        }
-        int i = from + 1; // the statement name
-        if (i < to && t.type[i] == LPAREN) {
-            i = t.match[i] + 1; // parameter types
-            if (i <= 0) {
-                return UNPARSEABLE;
-            }
-        }
-        if (!t.is(i, "as")) {
-            return UNPARSEABLE;
-        }
-        // Its EXECUTE will go to the primary if the body writes, so the PREPARE must go there too.
-        Classification inner = classifyStatement(t, i + 1, to);
-        return inner.replicaSafe() ? SESSION_STATE : inner;
-    }
-
-    private Classification declare(Tokens t, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (t.is(i, "for")) {
-                Classification inner = classifyStatement(t, i + 1, to);
-                return inner.replicaSafe() ? SESSION_STATE : inner;
-            }
-        }
-        return UNPARSEABLE;
-    }
-
-    private Classification copy(Tokens t, int from, int to) {
-        int i = from;
-        if (i < to && t.type[i] == LPAREN) {
-            int close = t.match[i];
-            if (close < 0 || close >= to) {
-                return UNPARSEABLE;
-            }
-            Classification inner = classifyStatement(t, i + 1, close);
-            if (!inner.replicaSafe()) {
-                return inner;
-            }
-            i = close + 1;
-        }
-        for (; i < to; i++) {
-            if (t.type[i] == LPAREN) {
-                i = Math.max(i, t.match[i]);
-                if (t.match[i] < 0) {
-                    return UNPARSEABLE;
-                }
-            } else if (t.is(i, "from")) {
-                return Classification.of(Reason.COPY_FROM);
-            } else if (t.is(i, "to")) {
-                if (t.is(i + 1, "stdout")) {
-                    return READ_ONLY;
-                }
-                return Classification.of(Reason.UTILITY, "COPY TO FILE"); // server file or PROGRAM
-            }
-        }
-        return UNPARSEABLE;
     }
 
     /** The keyword at {@code i} in upper case, for details (a small, fixed vocabulary). */
