@@ -10,9 +10,15 @@ import java.util.Arrays;
  * <p>Comments and whitespace produce no tokens. A leading {@code /*+ … *&#47;} hint comment is
  * searched for {@code hibernate.routing.strategy=VALUE}. Unterminated comments, literals and
  * quoted identifiers, and unbalanced parentheses, set {@link Tokens#error}; the caller must then
- * treat the SQL as unparseable.
+ * treat the SQL as unparseable. Lexing stops there; an unterminated literal or quoted identifier
+ * is still one token, running to the end of the text.
  * Assumes {@code standard_conforming_strings = on} (the default since PostgreSQL 9.1): a
  * backslash escapes only inside {@code E'…'} strings.
+ *
+ * <p>{@link #tokenizeScript} reads a psql script instead of one JDBC statement: a line that starts
+ * outside any comment, literal or quoted identifier with a backslash (after spaces or tabs) is a
+ * psql meta-command ({@link #PSQL_COMMAND}) up to the end of the line, whatever it contains, and
+ * parentheses need not balance.
  */
 public final class SqlLexer {
 
@@ -31,6 +37,7 @@ public final class SqlLexer {
     public static final int DOT = 13;
     public static final int CAST = 14;     // ::
     public static final int COLON = 15;
+    public static final int PSQL_COMMAND = 16; // \set …, \g …: a psql meta-command line, only from tokenizeScript
 
     private static final String HINT_KEY = "hibernate.routing.strategy";
 
@@ -41,7 +48,10 @@ public final class SqlLexer {
         public int[] type;
         public int[] start;
         public int[] end;
-        /** For a parenthesis or bracket, the index of its partner (always set unless {@link #error}). */
+        /**
+         * For a parenthesis or bracket, the index of its partner (always set unless {@link #error});
+         * -1 for an unpaired one in a script.
+         */
         public int[] match;
         public String error;
         public String routingHint;
@@ -95,7 +105,20 @@ public final class SqlLexer {
     private SqlLexer() {
     }
 
+    /** The tokens of one SQL statement (or several separated by semicolons), as the server lexes them. */
     public static Tokens tokenize(String sql) {
+        return lex(sql, false);
+    }
+
+    /**
+     * The tokens of a psql script: as {@link #tokenize}, plus {@link #PSQL_COMMAND} tokens for
+     * meta-command lines, and unbalanced parentheses are no error (psql sends them on to the server).
+     */
+    public static Tokens tokenizeScript(String script) {
+        return lex(script, true);
+    }
+
+    private static Tokens lex(String sql, boolean script) {
         int n = sql.length();
         Tokens t = new Tokens(sql, Math.max(16, n / 4));
         int[] parenStack = new int[16];
@@ -125,6 +148,7 @@ public final class SqlLexer {
             } else if (c == '\'') {
                 int e = skipQuoted(sql, i + 1, '\'', false);
                 if (e < 0) {
+                    t.add(STRING, i, n);
                     t.error = "unterminated string literal";
                     return t;
                 }
@@ -133,6 +157,7 @@ public final class SqlLexer {
             } else if (c == '"') {
                 int e = skipQuoted(sql, i + 1, '"', false);
                 if (e < 0) {
+                    t.add(QIDENT, i, n);
                     t.error = "unterminated quoted identifier";
                     return t;
                 }
@@ -154,13 +179,14 @@ public final class SqlLexer {
                 i++;
             } else if (c == ')' || c == ']') {
                 t.add(c == ')' ? RPAREN : RBRACKET, i, i + 1);
-                if (depth == 0) {
+                if (depth > 0) {
+                    int open = parenStack[--depth];
+                    t.match[open] = t.count - 1;
+                    t.match[t.count - 1] = open;
+                } else if (!script) {
                     t.error = "unbalanced parentheses";
                     return t;
                 }
-                int open = parenStack[--depth];
-                t.match[open] = t.count - 1;
-                t.match[t.count - 1] = open;
                 i++;
             } else if (c == ',') {
                 t.add(COMMA, i, ++i);
@@ -179,15 +205,33 @@ public final class SqlLexer {
                 t.add(PARAM, i, ++i);
             } else if (isOperatorChar(c)) {
                 i = lexOperator(sql, i, t);
+            } else if (script && c == '\\' && startsLine(sql, i)) {
+                int e = sql.indexOf('\n', i);
+                e = e < 0 ? n : e;
+                t.add(PSQL_COMMAND, i, e);
+                i = e;
             } else {
                 // Anything else (stray backslash commands, odd punctuation) is not SQL we can prove read-only.
                 t.add(OP, i, ++i);
             }
         }
-        if (depth != 0) {
+        if (depth != 0 && !script) {
             t.error = "unbalanced parentheses";
         }
         return t;
+    }
+
+    /**
+     * Whether only spaces and tabs stand between {@code i} and the start of its line. The caller is
+     * outside any comment or literal, and none of them ends in a newline, so neither is that line's
+     * start.
+     */
+    private static boolean startsLine(String sql, int i) {
+        int j = i - 1;
+        while (j >= 0 && (sql.charAt(j) == ' ' || sql.charAt(j) == '\t')) {
+            j--;
+        }
+        return j < 0 || sql.charAt(j) == '\n';
     }
 
     private static int skipLineComment(String sql, int i) {
@@ -251,6 +295,7 @@ public final class SqlLexer {
             if (next == '\'' && (lc == 'e' || lc == 'b' || lc == 'x' || lc == 'n')) {
                 int e = skipQuoted(sql, i + 2, '\'', lc == 'e');
                 if (e < 0) {
+                    t.add(STRING, i, n);
                     t.error = "unterminated string literal";
                     return -1;
                 }
@@ -261,6 +306,7 @@ public final class SqlLexer {
                 char q = sql.charAt(i + 2);
                 int e = skipQuoted(sql, i + 3, q, false);
                 if (e < 0) {
+                    t.add(q == '\'' ? STRING : QIDENT, i, n);
                     t.error = q == '\'' ? "unterminated string literal" : "unterminated quoted identifier";
                     return -1;
                 }
@@ -294,6 +340,7 @@ public final class SqlLexer {
             int tagLen = j + 1 - i;
             int close = sql.indexOf(sql.substring(i, j + 1), j + 1);
             if (close < 0) {
+                t.add(STRING, i, n);
                 t.error = "unterminated dollar-quoted string";
                 return -1;
             }
