@@ -3,6 +3,7 @@ package io.github.hibernaterouting.audit;
 import io.github.hibernaterouting.routing.sql.Classification;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.SqlScripts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -103,7 +104,7 @@ public final class RoutingAudit {
         boolean hasCalls = !o.csvFiles.isEmpty();
         try {
             for (String f : o.sqlFiles) {
-                List<String> parts = SqlScriptSplitter.split(Files.readString(Paths.get(f), StandardCharsets.UTF_8));
+                List<String> parts = SqlScripts.split(Files.readString(Paths.get(f), StandardCharsets.UTF_8));
                 for (int k = 0; k < parts.size(); k++) {
                     statements.add(new AuditStatement(f + ":" + (k + 1), parts.get(k), 1));
                 }

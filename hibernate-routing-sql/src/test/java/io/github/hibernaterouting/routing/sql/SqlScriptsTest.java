@@ -1,14 +1,14 @@
-package io.github.hibernaterouting.audit;
+package io.github.hibernaterouting.routing.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class SqlScriptSplitterTest {
+class SqlScriptsTest {
 
     @Test
     void splitsAtSemicolons() {
-        assertThat(SqlScriptSplitter.split("select 1; select 2;\nselect 3"))
+        assertThat(SqlScripts.split("select 1; select 2;\nselect 3"))
                 .containsExactly("select 1", "select 2", "select 3");
     }
 
@@ -16,7 +16,7 @@ class SqlScriptSplitterTest {
     void semicolonsInsideLiteralsIdentifiersAndComments_doNotSplit() {
         String script = "select ';' as a, \"x;y\" from t; -- c; d\nselect /* ; /* nested ; */ ; */ 2;"
                 + "select E'\\';' ; select $$ ; $$; select $f$ a;b $f$";
-        assertThat(SqlScriptSplitter.split(script)).containsExactly(
+        assertThat(SqlScripts.split(script)).containsExactly(
                 "select ';' as a, \"x;y\" from t",
                 "-- c; d\nselect /* ; /* nested ; */ ; */ 2",
                 "select E'\\';'",
@@ -27,39 +27,39 @@ class SqlScriptSplitterTest {
     @Test
     void functionBodyInDollarQuotes_staysOneStatement() {
         String script = "create function f() returns int as $body$\nbegin\n  return 1;\nend;\n$body$ language plpgsql;\nselect f();";
-        assertThat(SqlScriptSplitter.split(script)).hasSize(2).last().isEqualTo("select f()");
+        assertThat(SqlScripts.split(script)).hasSize(2).last().isEqualTo("select f()");
     }
 
     @Test
     void dollarParameter_isNotADollarQuote() {
-        assertThat(SqlScriptSplitter.split("prepare p as select $1; execute p(1);"))
+        assertThat(SqlScripts.split("prepare p as select $1; execute p(1);"))
                 .containsExactly("prepare p as select $1", "execute p(1)");
     }
 
     @Test
     void psqlBackslashCommandLines_areSkipped() {
         String script = "\\set ON_ERROR_STOP 1\n\\d users\nselect 1;\n  \\echo hi\nselect 2;\n";
-        assertThat(SqlScriptSplitter.split(script)).containsExactly("select 1", "select 2");
+        assertThat(SqlScripts.split(script)).containsExactly("select 1", "select 2");
     }
 
     @Test
     void gsetAndG_endTheStatementLikeASemicolon() {
-        assertThat(SqlScriptSplitter.split("select 1 as x\n\\gset\nselect :x\n\\g\n"))
+        assertThat(SqlScripts.split("select 1 as x\n\\gset\nselect :x\n\\g\n"))
                 .containsExactly("select 1 as x", "select :x");
     }
 
     @Test
     void backslashInsideAStringSpanningLines_isNotACommand() {
-        assertThat(SqlScriptSplitter.split("select 'a\n\\set x' ;")).containsExactly("select 'a\n\\set x'");
+        assertThat(SqlScripts.split("select 'a\n\\set x' ;")).containsExactly("select 'a\n\\set x'");
     }
 
     @Test
     void commentOnlyAndEmptyPieces_areDropped() {
-        assertThat(SqlScriptSplitter.split(";;\n-- just a comment\n;/* x */;")).isEmpty();
+        assertThat(SqlScripts.split(";;\n-- just a comment\n;/* x */;")).isEmpty();
     }
 
     @Test
     void semicolonInsideParentheses_doesNotSplit() {
-        assertThat(SqlScriptSplitter.split("select (1; 2); select 3")).containsExactly("select (1; 2)", "select 3");
+        assertThat(SqlScripts.split("select (1; 2); select 3")).containsExactly("select (1; 2)", "select 3");
     }
 }
