@@ -62,4 +62,45 @@ class SqlScriptsTest {
     void semicolonInsideParentheses_doesNotSplit() {
         assertThat(SqlScripts.split("select (1; 2); select 3")).containsExactly("select (1; 2)", "select 3");
     }
+
+    @Test
+    void psqlCommandArguments_areNotReadAsSql() {
+        assertThat(SqlScripts.split("\\echo it's\nselect 1;\n\\set q 'x\nselect 2;\n\\! echo \"$HOME\nselect 3"))
+                .containsExactly("select 1", "select 2", "select 3");
+    }
+
+    @Test
+    void psqlCommandLineInsideAStatement_isLeftOutWithItsIndentation() {
+        assertThat(SqlScripts.split("select\n  \\echo hi\n1;")).containsExactly("select\n1");
+    }
+
+    @Test
+    void backslashAfterSqlOnTheSameLine_staysInTheStatement() {
+        assertThat(SqlScripts.split("select 1 \\x;\n/* c */ \\d t;")).containsExactly("select 1 \\x", "/* c */ \\d t");
+    }
+
+    @Test
+    void gSendsTheBufferEvenInsideParentheses() {
+        assertThat(SqlScripts.split("select (1\n\\g\nselect 2; select 3")).containsExactly("select (1", "select 2", "select 3");
+    }
+
+    @Test
+    void unterminatedLiteralsAndComments_runToTheEnd() {
+        assertThat(SqlScripts.split("select 1; select 'a; b")).containsExactly("select 1", "select 'a; b");
+        assertThat(SqlScripts.split("select 1; select $f$ a;\n\\q")).containsExactly("select 1", "select $f$ a;\n\\q");
+        assertThat(SqlScripts.split("select 1 /* a; b")).containsExactly("select 1 /* a; b");
+        assertThat(SqlScripts.split("select 1; /* a; b")).containsExactly("select 1");
+    }
+
+    @Test
+    void unbalancedClosingParenthesis_doesNotStopTheSplitting() {
+        assertThat(SqlScripts.split("select 1); select 2")).containsExactly("select 1)", "select 2");
+    }
+
+    @Test
+    void boundariesFollowTheServersLexer() {
+        // A line comment ends at a carriage return too; a dollar quote may follow another directly.
+        assertThat(SqlScripts.split("-- c\rselect 1; select $a$x$a$$b$;$b$;"))
+                .containsExactly("-- c\rselect 1", "select $a$x$a$$b$;$b$");
+    }
 }
