@@ -9,7 +9,7 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 
 import io.github.hibernaterouting.routing.sql.FunctionCatalog.Volatility;
 import io.github.hibernaterouting.routing.sql.internal.NameTable;
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.Tokens;
 
 /**
  * Finds the function calls in a query and judges each one: by built-in knowledge generated from

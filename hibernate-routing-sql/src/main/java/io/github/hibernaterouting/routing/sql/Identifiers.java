@@ -2,7 +2,7 @@ package io.github.hibernaterouting.routing.sql;
 
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
 
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.Tokens;
 import java.util.Locale;
 
 /** Identifier tokens as PostgreSQL folds them, for verdict details and catalog lookups. */

@@ -3,7 +3,7 @@ package io.github.hibernaterouting.routing.sql;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.hibernaterouting.routing.sql.internal.SqlLexer;
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.Tokens;
 import java.util.Objects;
 
 /**

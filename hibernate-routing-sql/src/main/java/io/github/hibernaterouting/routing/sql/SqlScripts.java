@@ -6,7 +6,7 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
 
 import io.github.hibernaterouting.routing.sql.internal.SqlLexer;
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.Tokens;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -10,7 +10,7 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
 import io.github.hibernaterouting.routing.sql.internal.NameTable;
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
+import io.github.hibernaterouting.routing.sql.internal.Tokens;
 import java.util.Locale;
 
 /**

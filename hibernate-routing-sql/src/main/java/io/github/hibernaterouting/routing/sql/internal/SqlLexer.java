@@ -39,69 +39,6 @@ public final class SqlLexer {
     public static final int COLON = 15;
     public static final int PSQL_COMMAND = 16; // \set …, \g …: a psql meta-command line, only from tokenizeScript
 
-    private static final String HINT_KEY = "hibernate.routing.strategy";
-
-    /** The token stream of one SQL string: parallel arrays, no per-token objects. */
-    public static final class Tokens {
-        public final String sql;
-        public int count;
-        public int[] type;
-        public int[] start;
-        public int[] end;
-        /**
-         * For a parenthesis or bracket, the index of its partner (always set unless {@link #error});
-         * -1 for an unpaired one in a script.
-         */
-        public int[] match;
-        public String error;
-        public String routingHint;
-
-        Tokens(String sql, int capacity) {
-            this.sql = sql;
-            type = new int[capacity];
-            start = new int[capacity];
-            end = new int[capacity];
-            match = new int[capacity];
-        }
-
-        void add(int t, int s, int e) {
-            if (count == type.length) {
-                int n = count * 2;
-                type = Arrays.copyOf(type, n);
-                start = Arrays.copyOf(start, n);
-                end = Arrays.copyOf(end, n);
-                match = Arrays.copyOf(match, n);
-            }
-            type[count] = t;
-            start[count] = s;
-            end[count] = e;
-            match[count] = -1;
-            count++;
-        }
-
-        /** Whether token {@code i} is an unquoted word equal (ASCII-case-insensitively) to lower-case {@code kw}. */
-        public boolean is(int i, String kw) {
-            if (i < 0 || i >= count || type[i] != WORD || end[i] - start[i] != kw.length()) {
-                return false;
-            }
-            int s = start[i];
-            for (int k = 0; k < kw.length(); k++) {
-                if (NameTable.lower(sql.charAt(s + k)) != kw.charAt(k)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        public int type(int i) {
-            return i >= 0 && i < count ? type[i] : 0;
-        }
-
-        public String text(int i) {
-            return sql.substring(start[i], end[i]);
-        }
-    }
-
     private SqlLexer() {
     }
 
@@ -137,7 +74,7 @@ public final class SqlLexer {
                     return t;
                 }
                 if (t.count == 0 && t.routingHint == null && i + 2 < n && sql.charAt(i + 2) == '+') {
-                    t.routingHint = hint(sql, i + 3, e - 2);
+                    t.routingHint = RoutingHintComment.value(sql, i + 3, e - 2);
                 }
                 i = e;
             } else if (isIdentStart(c)) {
@@ -401,32 +338,6 @@ public final class SqlLexer {
         }
         t.add(OP, i, j);
         return j;
-    }
-
-    private static String hint(String sql, int from, int to) {
-        int limit = to - HINT_KEY.length();
-        for (int i = from; i <= limit; i++) {
-            if (sql.regionMatches(true, i, HINT_KEY, 0, HINT_KEY.length())) {
-                int j = i + HINT_KEY.length();
-                while (j < to && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                if (j >= to || sql.charAt(j) != '=') {
-                    continue;
-                }
-                j++;
-                while (j < to && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                int s = j;
-                while (j < to && !Character.isWhitespace(sql.charAt(j)) && sql.charAt(j) != ','
-                        && sql.charAt(j) != ';' && sql.charAt(j) != ')') {
-                    j++;
-                }
-                return j > s ? sql.substring(s, j) : null;
-            }
-        }
-        return null;
     }
 
     static boolean isIdentStart(char c) {

@@ -13,7 +13,6 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.STRING;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
