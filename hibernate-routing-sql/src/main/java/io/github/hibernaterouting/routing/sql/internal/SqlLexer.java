@@ -10,9 +10,15 @@ import java.util.Arrays;
  * <p>Comments and whitespace produce no tokens. A leading {@code /*+ … *&#47;} hint comment is
  * searched for {@code hibernate.routing.strategy=VALUE}. Unterminated comments, literals and
  * quoted identifiers, and unbalanced parentheses, set {@link Tokens#error}; the caller must then
- * treat the SQL as unparseable.
+ * treat the SQL as unparseable. Lexing stops there; an unterminated literal or quoted identifier
+ * is still one token, running to the end of the text.
  * Assumes {@code standard_conforming_strings = on} (the default since PostgreSQL 9.1): a
  * backslash escapes only inside {@code E'…'} strings.
+ *
+ * <p>{@link #tokenizeScript} reads a psql script instead of one JDBC statement: a line that starts
+ * outside any comment, literal or quoted identifier with a backslash (after spaces or tabs) is a
+ * psql meta-command ({@link #PSQL_COMMAND}) up to the end of the line, whatever it contains, and
+ * parentheses need not balance.
  */
 public final class SqlLexer {
 
@@ -31,71 +37,25 @@ public final class SqlLexer {
     public static final int DOT = 13;
     public static final int CAST = 14;     // ::
     public static final int COLON = 15;
-
-    private static final String HINT_KEY = "hibernate.routing.strategy";
-
-    /** The token stream of one SQL string: parallel arrays, no per-token objects. */
-    public static final class Tokens {
-        public final String sql;
-        public int count;
-        public int[] type;
-        public int[] start;
-        public int[] end;
-        /** For a parenthesis or bracket, the index of its partner (always set unless {@link #error}). */
-        public int[] match;
-        public String error;
-        public String routingHint;
-
-        Tokens(String sql, int capacity) {
-            this.sql = sql;
-            type = new int[capacity];
-            start = new int[capacity];
-            end = new int[capacity];
-            match = new int[capacity];
-        }
-
-        void add(int t, int s, int e) {
-            if (count == type.length) {
-                int n = count * 2;
-                type = Arrays.copyOf(type, n);
-                start = Arrays.copyOf(start, n);
-                end = Arrays.copyOf(end, n);
-                match = Arrays.copyOf(match, n);
-            }
-            type[count] = t;
-            start[count] = s;
-            end[count] = e;
-            match[count] = -1;
-            count++;
-        }
-
-        /** Whether token {@code i} is an unquoted word equal (ASCII-case-insensitively) to lower-case {@code kw}. */
-        public boolean is(int i, String kw) {
-            if (i < 0 || i >= count || type[i] != WORD || end[i] - start[i] != kw.length()) {
-                return false;
-            }
-            int s = start[i];
-            for (int k = 0; k < kw.length(); k++) {
-                if (NameTable.lower(sql.charAt(s + k)) != kw.charAt(k)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        public int type(int i) {
-            return i >= 0 && i < count ? type[i] : 0;
-        }
-
-        public String text(int i) {
-            return sql.substring(start[i], end[i]);
-        }
-    }
+    public static final int PSQL_COMMAND = 16; // \set …, \g …: a psql meta-command line, only from tokenizeScript
 
     private SqlLexer() {
     }
 
+    /** The tokens of one SQL statement (or several separated by semicolons), as the server lexes them. */
     public static Tokens tokenize(String sql) {
+        return lex(sql, false);
+    }
+
+    /**
+     * The tokens of a psql script: as {@link #tokenize}, plus {@link #PSQL_COMMAND} tokens for
+     * meta-command lines, and unbalanced parentheses are no error (psql sends them on to the server).
+     */
+    public static Tokens tokenizeScript(String script) {
+        return lex(script, true);
+    }
+
+    private static Tokens lex(String sql, boolean script) {
         int n = sql.length();
         Tokens t = new Tokens(sql, Math.max(16, n / 4));
         int[] parenStack = new int[16];
@@ -114,7 +74,7 @@ public final class SqlLexer {
                     return t;
                 }
                 if (t.count == 0 && t.routingHint == null && i + 2 < n && sql.charAt(i + 2) == '+') {
-                    t.routingHint = hint(sql, i + 3, e - 2);
+                    t.routingHint = RoutingHintComment.value(sql, i + 3, e - 2);
                 }
                 i = e;
             } else if (isIdentStart(c)) {
@@ -125,6 +85,7 @@ public final class SqlLexer {
             } else if (c == '\'') {
                 int e = skipQuoted(sql, i + 1, '\'', false);
                 if (e < 0) {
+                    t.add(STRING, i, n);
                     t.error = "unterminated string literal";
                     return t;
                 }
@@ -133,6 +94,7 @@ public final class SqlLexer {
             } else if (c == '"') {
                 int e = skipQuoted(sql, i + 1, '"', false);
                 if (e < 0) {
+                    t.add(QIDENT, i, n);
                     t.error = "unterminated quoted identifier";
                     return t;
                 }
@@ -154,13 +116,14 @@ public final class SqlLexer {
                 i++;
             } else if (c == ')' || c == ']') {
                 t.add(c == ')' ? RPAREN : RBRACKET, i, i + 1);
-                if (depth == 0) {
+                if (depth > 0) {
+                    int open = parenStack[--depth];
+                    t.match[open] = t.count - 1;
+                    t.match[t.count - 1] = open;
+                } else if (!script) {
                     t.error = "unbalanced parentheses";
                     return t;
                 }
-                int open = parenStack[--depth];
-                t.match[open] = t.count - 1;
-                t.match[t.count - 1] = open;
                 i++;
             } else if (c == ',') {
                 t.add(COMMA, i, ++i);
@@ -179,15 +142,33 @@ public final class SqlLexer {
                 t.add(PARAM, i, ++i);
             } else if (isOperatorChar(c)) {
                 i = lexOperator(sql, i, t);
+            } else if (script && c == '\\' && startsLine(sql, i)) {
+                int e = sql.indexOf('\n', i);
+                e = e < 0 ? n : e;
+                t.add(PSQL_COMMAND, i, e);
+                i = e;
             } else {
                 // Anything else (stray backslash commands, odd punctuation) is not SQL we can prove read-only.
                 t.add(OP, i, ++i);
             }
         }
-        if (depth != 0) {
+        if (depth != 0 && !script) {
             t.error = "unbalanced parentheses";
         }
         return t;
+    }
+
+    /**
+     * Whether only spaces and tabs stand between {@code i} and the start of its line. The caller is
+     * outside any comment or literal, and none of them ends in a newline, so neither is that line's
+     * start.
+     */
+    private static boolean startsLine(String sql, int i) {
+        int j = i - 1;
+        while (j >= 0 && (sql.charAt(j) == ' ' || sql.charAt(j) == '\t')) {
+            j--;
+        }
+        return j < 0 || sql.charAt(j) == '\n';
     }
 
     private static int skipLineComment(String sql, int i) {
@@ -251,6 +232,7 @@ public final class SqlLexer {
             if (next == '\'' && (lc == 'e' || lc == 'b' || lc == 'x' || lc == 'n')) {
                 int e = skipQuoted(sql, i + 2, '\'', lc == 'e');
                 if (e < 0) {
+                    t.add(STRING, i, n);
                     t.error = "unterminated string literal";
                     return -1;
                 }
@@ -261,6 +243,7 @@ public final class SqlLexer {
                 char q = sql.charAt(i + 2);
                 int e = skipQuoted(sql, i + 3, q, false);
                 if (e < 0) {
+                    t.add(q == '\'' ? STRING : QIDENT, i, n);
                     t.error = q == '\'' ? "unterminated string literal" : "unterminated quoted identifier";
                     return -1;
                 }
@@ -294,6 +277,7 @@ public final class SqlLexer {
             int tagLen = j + 1 - i;
             int close = sql.indexOf(sql.substring(i, j + 1), j + 1);
             if (close < 0) {
+                t.add(STRING, i, n);
                 t.error = "unterminated dollar-quoted string";
                 return -1;
             }
@@ -354,32 +338,6 @@ public final class SqlLexer {
         }
         t.add(OP, i, j);
         return j;
-    }
-
-    private static String hint(String sql, int from, int to) {
-        int limit = to - HINT_KEY.length();
-        for (int i = from; i <= limit; i++) {
-            if (sql.regionMatches(true, i, HINT_KEY, 0, HINT_KEY.length())) {
-                int j = i + HINT_KEY.length();
-                while (j < to && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                if (j >= to || sql.charAt(j) != '=') {
-                    continue;
-                }
-                j++;
-                while (j < to && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                int s = j;
-                while (j < to && !Character.isWhitespace(sql.charAt(j)) && sql.charAt(j) != ','
-                        && sql.charAt(j) != ';' && sql.charAt(j) != ')') {
-                    j++;
-                }
-                return j > s ? sql.substring(s, j) : null;
-            }
-        }
-        return null;
     }
 
     static boolean isIdentStart(char c) {

@@ -5,6 +5,7 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.OP;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.PARAM;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.PSQL_COMMAND;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
@@ -12,7 +13,6 @@ import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.STRING;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.WORD;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.routing.sql.internal.SqlLexer.Tokens;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -20,8 +20,15 @@ import org.junit.jupiter.api.Test;
 class SqlLexerTest {
 
     private static List<String> tokens(String sql) {
-        Tokens t = SqlLexer.tokenize(sql);
-        assertThat(t.error).as("lexer error for %s", sql).isNull();
+        return texts(SqlLexer.tokenize(sql));
+    }
+
+    private static List<String> scriptTokens(String script) {
+        return texts(SqlLexer.tokenizeScript(script));
+    }
+
+    private static List<String> texts(Tokens t) {
+        assertThat(t.error).as("lexer error for %s", t.sql).isNull();
         List<String> out = new ArrayList<>();
         for (int i = 0; i < t.count; i++) {
             out.add(t.type[i] + ":" + t.text(i));
@@ -90,5 +97,45 @@ class SqlLexerTest {
         assertThat(SqlLexer.tokenize("/* c */ /*+ hibernate.routing.strategy=PRIMARY*/ select").routingHint)
                 .isEqualTo("PRIMARY");
         assertThat(SqlLexer.tokenize("select /*+ hibernate.routing.strategy=PRIMARY */").routingHint).isNull();
+    }
+
+    @Test
+    void unterminatedLiteral_isOneTokenToTheEnd() {
+        for (String literal : new String[] {"'a; b", "E'a\\'; b", "\"a; b", "U&\"a; b", "$f$ a; b"}) {
+            Tokens t = SqlLexer.tokenize("select " + literal);
+            assertThat(t.error).as(literal).startsWith("unterminated");
+            assertThat(t.count).as(literal).isEqualTo(2);
+            assertThat(t.text(1)).isEqualTo(literal);
+        }
+    }
+
+    @Test
+    void psqlCommandLine_runsToTheEndOfTheLineWhateverItHolds() {
+        assertThat(scriptTokens("\\set x 'it''s\n  \\echo it's \"x\r\nselect 1\n\t\\g"))
+                .containsExactly(PSQL_COMMAND + ":\\set x 'it''s", PSQL_COMMAND + ":\\echo it's \"x\r",
+                        WORD + ":select", NUMBER + ":1", PSQL_COMMAND + ":\\g");
+    }
+
+    @Test
+    void psqlCommand_onlyWhereALineStartsOutsideCommentsAndLiterals() {
+        assertThat(scriptTokens("select 1 \\g\n/* c */ \\d\n-- c\n\\q"))
+                .containsExactly(WORD + ":select", NUMBER + ":1", OP + ":\\", WORD + ":g",
+                        OP + ":\\", WORD + ":d", PSQL_COMMAND + ":\\q");
+        assertThat(scriptTokens("select 'a\n\\set x', \"b\n\\c\", E'\\\n\\d', $$\n\\q$$ /*\n\\x */"))
+                .noneMatch(s -> s.startsWith(PSQL_COMMAND + ":"));
+    }
+
+    @Test
+    void psqlCommand_isNotRecognisedInAStatement() {
+        assertThat(tokens("\\set x")).containsExactly(OP + ":\\", WORD + ":set", WORD + ":x");
+    }
+
+    @Test
+    void scriptParentheses_needNotBalance() {
+        Tokens t = SqlLexer.tokenizeScript("a) (b; (c)");
+        assertThat(t.error).isNull();
+        assertThat(t.match[1]).isEqualTo(-1);
+        assertThat(t.match[2]).isEqualTo(-1);
+        assertThat(t.match[5]).isEqualTo(7);
     }
 }
