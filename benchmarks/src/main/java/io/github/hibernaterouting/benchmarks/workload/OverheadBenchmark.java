@@ -1,11 +1,7 @@
 package io.github.hibernaterouting.benchmarks.workload;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
@@ -48,44 +43,6 @@ import static io.github.hibernaterouting.benchmarks.workload.Statistics.medianIn
  */
 public final class OverheadBenchmark {
 	private OverheadBenchmark() {
-	}
-
-	private record Variant(String name, Process process, BufferedReader out, PrintWriter in) {
-		/** Runs the workload; returns {ops/s, JVM CPU µs per op}. */
-		double[] run(int threads, int seconds) throws IOException {
-			final String[] result = runRaw( threads, seconds );
-			final long ops = Long.parseLong( result[1] );
-			final long errors = Long.parseLong( result[4] );
-			if ( errors > 0 ) {
-				System.err.println( name + ": " + errors + " failed operations" );
-			}
-			return new double[] { ops / ( Long.parseLong( result[5] ) / 1e9 ), Long.parseLong( result[6] ) / 1e3 / ops };
-		}
-
-		/** Runs the workload; returns the worker's RESULT line, split. */
-		String[] runRaw(int threads, int seconds) throws IOException {
-			in.println( "run " + threads + " " + seconds * 1000L );
-			in.flush();
-			return await( "RESULT" ).split( " " );
-		}
-
-		String await(String prefix) throws IOException {
-			for ( String line = out.readLine(); line != null; line = out.readLine() ) {
-				if ( line.startsWith( prefix ) ) {
-					return line;
-				}
-				System.err.println( name + "> " + line );
-			}
-			throw new IOException( name + " ended" );
-		}
-
-		void quit() throws InterruptedException {
-			in.println( "quit" );
-			in.flush();
-			if ( !process.waitFor( 60, TimeUnit.SECONDS ) ) {
-				process.destroy();
-			}
-		}
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -142,7 +99,7 @@ public final class OverheadBenchmark {
 					}
 					final String classPath = !entry.getValue().startsWith( "routing" ) ? jar.toString()
 							: jar + File.pathSeparator + ( entry.getKey().startsWith( "R " ) ? Path.of( otherLibrary ).toAbsolutePath() : library );
-					variants.add( start( entry.getKey(), classPath, entry.getValue().split( " " ), jfr, pin ) );
+					variants.add( Variant.start( entry.getKey(), classPath, entry.getValue().split( " " ), jfr, pin ) );
 				}
 				System.out.printf( Locale.ROOT, "server: PostgreSQL on %s; pool %s; %d s per run; JDK %s; %s%n", primaryUrl, pool, seconds,
 						System.getProperty( "java.version" ),
@@ -190,10 +147,10 @@ public final class OverheadBenchmark {
 			System.out.printf( " %s ops/s |", variant.name() );
 		}
 		for ( int[] pair : pairs ) {
-			System.out.printf( " %s / %s |", letter( variants.get( pair[0] ) ), letter( variants.get( pair[1] ) ) );
+			System.out.printf( " %s / %s |", variants.get( pair[0] ).letter(), variants.get( pair[1] ).letter() );
 		}
 		for ( Variant variant : variants ) {
-			System.out.printf( " %s JVM CPU µs/op |", letter( variant ) );
+			System.out.printf( " %s JVM CPU µs/op |", variant.letter() );
 		}
 		System.out.println();
 		for ( int round = 0; round < rounds; round++ ) {
@@ -201,7 +158,7 @@ public final class OverheadBenchmark {
 			final StringBuilder order = new StringBuilder();
 			for ( int i = 0; i < n; i++ ) {
 				final int v = ( i + round ) % n;
-				order.append( letter( variants.get( v ) ) );
+				order.append( variants.get( v ).letter() );
 				final double[] result = variants.get( v ).run( threads, seconds );
 				ops[round][v] = result[0];
 				cpu[round][v] = result[1];
@@ -238,7 +195,7 @@ public final class OverheadBenchmark {
 
 	private static int indexOf(List<Variant> variants, String letter) {
 		for ( int v = 0; v < variants.size(); v++ ) {
-			if ( letter( variants.get( v ) ).equals( letter ) ) {
+			if ( variants.get( v ).letter().equals( letter ) ) {
 				return v;
 			}
 		}
@@ -343,10 +300,6 @@ public final class OverheadBenchmark {
 		return delta;
 	}
 
-	private static String letter(Variant variant) {
-		return variant.name().substring( 0, 1 );
-	}
-
 	/** Moves every {@code postgres} process to the last CPU; new backends fork from the postmaster and inherit it. */
 	static void pinServer(int cpus) throws IOException {
 		for ( String process : serverCpuTicks().keySet() ) {
@@ -374,36 +327,6 @@ public final class OverheadBenchmark {
 			Thread.currentThread().interrupt();
 			throw new IOException( "interrupted: " + String.join( " ", command ), e );
 		}
-	}
-
-	private static Variant start(String name, String classPath, String[] arguments, String jfr, String pin) throws IOException {
-		final List<String> command = new ArrayList<>();
-		if ( pin != null ) {
-			command.addAll( List.of( "taskset", "-c", pin ) );
-		}
-		command.add( Path.of( System.getProperty( "java.home" ), "bin", "java" ).toString() );
-		command.add( "-Xms512m" );
-		command.add( "-Xmx512m" );
-		// More JVM options for the workers, e.g. a profiler agent: BENCH_JVM_ARGS="-agentpath:..."
-		final String jvmArgs = System.getenv( "BENCH_JVM_ARGS" );
-		if ( jvmArgs != null && !jvmArgs.isBlank() ) {
-			command.addAll( Arrays.asList( jvmArgs.trim().split( "\\s+" ) ) );
-		}
-		if ( jfr != null ) {
-			Files.createDirectories( Path.of( jfr ) );
-			command.add( "-XX:FlightRecorderOptions:stackdepth=256" );
-			command.add( "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-					+ Path.of( jfr ).resolve( name.replaceAll( "[^A-Za-z+]+", "-" ) + ".jfr" ).toAbsolutePath() );
-		}
-		command.add( "-cp" );
-		command.add( classPath );
-		command.add( OverheadWorker.class.getName() );
-		command.addAll( Arrays.asList( arguments ) );
-		final Process process = new ProcessBuilder( command ).redirectError( ProcessBuilder.Redirect.INHERIT ).start();
-		final Variant variant = new Variant( name, process, new BufferedReader( new InputStreamReader( process.getInputStream(), StandardCharsets.UTF_8 ) ),
-				new PrintWriter( process.getOutputStream(), false, StandardCharsets.UTF_8 ) );
-		variant.await( "READY" );
-		return variant;
 	}
 
 	/** The same server under another address: {@code localhost} for {@code 127.0.0.1}. */
