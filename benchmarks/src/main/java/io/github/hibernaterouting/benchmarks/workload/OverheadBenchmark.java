@@ -60,7 +60,7 @@ public final class OverheadBenchmark {
 		final String otherLibrary = options.get( "other-library" );
 		final boolean statements = options.containsKey( "statements" );
 		final int cpus = Runtime.getRuntime().availableProcessors();
-		final String pin = options.containsKey( "pin" ) ? requireCpus( cpus ) : null;
+		final String pin = options.containsKey( "pin" ) ? CpuPinning.requireCpus( cpus ) : null;
 
 		final Path jar = Path.of( OverheadBenchmark.class.getProtectionDomain().getCodeSource().getLocation().toURI() );
 		final Path library = jar.resolveSibling( "lib" ).resolve( "hibernate-routing.jar" );
@@ -73,7 +73,7 @@ public final class OverheadBenchmark {
 		}
 		try (PostgresCluster cluster = builder.start()) {
 			if ( pin != null ) {
-				pinServer( cpus );
+				CpuPinning.pinServer( cpus );
 			}
 			seed( cluster );
 			final String primaryUrl = cluster.primary().jdbcUrl();
@@ -200,35 +200,6 @@ public final class OverheadBenchmark {
 			}
 		}
 		return -1;
-	}
-
-	/** Moves every {@code postgres} process to the last CPU; new backends fork from the postmaster and inherit it. */
-	static void pinServer(int cpus) throws IOException {
-		for ( String process : ServerAccounting.serverCpuTicks().keySet() ) {
-			taskset( "-a", "-p", "-c", String.valueOf( cpus - 1 ), process.substring( 0, process.indexOf( ' ' ) ) );
-		}
-	}
-
-	static String requireCpus(int cpus) {
-		if ( cpus < 2 ) {
-			throw new IllegalArgumentException( "--pin needs at least 2 CPUs (one for the server, the rest for the workers); this machine has " + cpus );
-		}
-		return cpus == 2 ? "0" : "0-" + ( cpus - 2 );
-	}
-
-	static void taskset(String... arguments) throws IOException {
-		final List<String> command = new ArrayList<>( List.of( "taskset" ) );
-		command.addAll( Arrays.asList( arguments ) );
-		final Process process = new ProcessBuilder( command ).redirectOutput( ProcessBuilder.Redirect.DISCARD ).redirectError( ProcessBuilder.Redirect.INHERIT ).start();
-		try {
-			if ( process.waitFor() != 0 ) {
-				throw new IOException( String.join( " ", command ) + " failed with exit code " + process.exitValue() );
-			}
-		}
-		catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-			throw new IOException( "interrupted: " + String.join( " ", command ), e );
-		}
 	}
 
 	/** The same server under another address: {@code localhost} for {@code 127.0.0.1}. */

@@ -38,11 +38,11 @@ public final class SplitControl {
 		final int rounds = Integer.parseInt( options.getOrDefault( "rounds", "8" ) );
 		final int seconds = Integer.parseInt( options.getOrDefault( "seconds", "4" ) );
 		final int cpus = Runtime.getRuntime().availableProcessors();
-		final String pin = options.containsKey( "pin" ) ? OverheadBenchmark.requireCpus( cpus ) : null;
+		final String pin = options.containsKey( "pin" ) ? CpuPinning.requireCpus( cpus ) : null;
 		try (PostgresCluster cluster = PostgresCluster.builder().standbys( 0 ).start()) {
 			if ( pin != null ) {
-				OverheadBenchmark.pinServer( cpus );
-				OverheadBenchmark.taskset( "-a", "-p", "-c", pin, String.valueOf( ProcessHandle.current().pid() ) );
+				CpuPinning.pinServer( cpus );
+				CpuPinning.taskset( "-a", "-p", "-c", pin, String.valueOf( ProcessHandle.current().pid() ) );
 			}
 			OverheadBenchmark.seed( cluster );
 			final String url = cluster.primary().jdbcUrl();
