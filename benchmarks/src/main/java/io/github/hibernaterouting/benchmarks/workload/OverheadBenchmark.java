@@ -4,10 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -75,9 +71,9 @@ public final class OverheadBenchmark {
 			if ( pin != null ) {
 				CpuPinning.pinServer( cpus );
 			}
-			seed( cluster );
+			WorkloadDatabase.seed( cluster );
 			final String primaryUrl = cluster.primary().jdbcUrl();
-			final String sameServer = sameServer( primaryUrl );
+			final String sameServer = WorkloadDatabase.sameServer( primaryUrl );
 			final String base = String.join( " ", primaryUrl, cluster.user(), cluster.password(), pool );
 			final Map<String, String> commands = new LinkedHashMap<>();
 			commands.put( "A plain", "plain " + base );
@@ -200,26 +196,6 @@ public final class OverheadBenchmark {
 			}
 		}
 		return -1;
-	}
-
-	/** The same server under another address: {@code localhost} for {@code 127.0.0.1}. */
-	static String sameServer(String primaryUrl) {
-		final String sameServer = primaryUrl.replace( "//127.0.0.1:", "//localhost:" );
-		if ( sameServer.equals( primaryUrl ) ) {
-			throw new IllegalStateException( "expected a 127.0.0.1 URL: " + primaryUrl );
-		}
-		return sameServer;
-	}
-
-	static void seed(PostgresCluster cluster) throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-			s.execute( "create table item (id bigint primary key, name text, qty int not null, version bigint not null)" );
-			s.execute( "create sequence item_event_seq start 1 increment 50" );
-			s.execute( "create table item_event (id bigint primary key, item_id bigint not null, text text)" );
-			s.execute( "insert into item select i, 'item-' || i, 0, 0 from generate_series(1, " + OverheadWorker.ITEMS + ") i" );
-			s.execute( "vacuum analyze item" );
-		}
-		cluster.awaitCaughtUp( Duration.ofSeconds( 60 ) );
 	}
 
 	static Map<String, String> options(String[] args) {

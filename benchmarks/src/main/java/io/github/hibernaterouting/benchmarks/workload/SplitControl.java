@@ -44,9 +44,9 @@ public final class SplitControl {
 				CpuPinning.pinServer( cpus );
 				CpuPinning.taskset( "-a", "-p", "-c", pin, String.valueOf( ProcessHandle.current().pid() ) );
 			}
-			OverheadBenchmark.seed( cluster );
+			WorkloadDatabase.seed( cluster );
 			final String url = cluster.primary().jdbcUrl();
-			final String sameServer = OverheadBenchmark.sameServer( url );
+			final String sameServer = WorkloadDatabase.sameServer( url );
 			try (Connection first = DriverManager.getConnection( url, cluster.user(), cluster.password() );
 					Connection second = DriverManager.getConnection( sameServer, cluster.user(), cluster.password() )) {
 				final String[] names = { "one", "split", "lazy" };
