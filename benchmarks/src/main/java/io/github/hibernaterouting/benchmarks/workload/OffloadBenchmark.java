@@ -110,7 +110,7 @@ public final class OffloadBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		final Map<String, String> options = OverheadBenchmark.options( args );
+		final Map<String, String> options = Options.parse( args );
 		final String scenario = options.getOrDefault( "scenario", "long" );
 		final int actors = Integer.parseInt( options.getOrDefault( "actors", "6" ) );
 		final long tickMillis = Long.parseLong( options.getOrDefault( "tick-ms", "50" ) );

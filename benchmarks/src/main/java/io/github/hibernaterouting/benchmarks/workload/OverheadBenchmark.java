@@ -42,7 +42,7 @@ public final class OverheadBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		final Map<String, String> options = options( args );
+		final Map<String, String> options = Options.parse( args );
 		final int[] threadCounts = Arrays.stream( options.getOrDefault( "threads", "2,4" ).split( "," ) ).mapToInt( Integer::parseInt ).toArray();
 		final int rounds = Integer.parseInt( options.getOrDefault( "rounds", "6" ) );
 		final int seconds = Integer.parseInt( options.getOrDefault( "seconds", "10" ) );
@@ -196,22 +196,5 @@ public final class OverheadBenchmark {
 			}
 		}
 		return -1;
-	}
-
-	static Map<String, String> options(String[] args) {
-		final Map<String, String> options = new LinkedHashMap<>();
-		for ( int i = 0; i < args.length; i++ ) {
-			if ( !args[i].startsWith( "--" ) ) {
-				throw new IllegalArgumentException( "unexpected argument " + args[i] );
-			}
-			final String key = args[i].substring( 2 );
-			if ( i + 1 < args.length && !args[i + 1].startsWith( "--" ) ) {
-				options.put( key, args[++i] );
-			}
-			else {
-				options.put( key, "true" );
-			}
-		}
-		return options;
 	}
 }

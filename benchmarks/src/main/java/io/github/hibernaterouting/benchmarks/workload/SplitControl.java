@@ -34,7 +34,7 @@ public final class SplitControl {
 	}
 
 	public static void main(String[] args) throws Exception {
-		final Map<String, String> options = OverheadBenchmark.options( args );
+		final Map<String, String> options = Options.parse( args );
 		final int rounds = Integer.parseInt( options.getOrDefault( "rounds", "8" ) );
 		final int seconds = Integer.parseInt( options.getOrDefault( "seconds", "4" ) );
 		final int cpus = Runtime.getRuntime().availableProcessors();
