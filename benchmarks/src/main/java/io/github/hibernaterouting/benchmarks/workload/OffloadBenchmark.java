@@ -10,19 +10,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 
-import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
-import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
@@ -89,26 +85,6 @@ public final class OffloadBenchmark {
 
 	static final int SEED_ROWS = 4;
 
-	static final class Stats {
-		final List<Long> latencies = new ArrayList<>();
-		long reads;
-		long replicaReads;
-		long writes;
-		long violationsImmediate;
-		long violationsLater;
-		long errors;
-
-		synchronized void add(Stats other) {
-			latencies.addAll( other.latencies );
-			reads += other.reads;
-			replicaReads += other.replicaReads;
-			writes += other.writes;
-			violationsImmediate += other.violationsImmediate;
-			violationsLater += other.violationsLater;
-			errors += other.errors;
-		}
-	}
-
 	public static void main(String[] args) throws Exception {
 		final Map<String, String> options = Options.parse( args );
 		final String scenario = options.getOrDefault( "scenario", "long" );
@@ -172,13 +148,13 @@ public final class OffloadBenchmark {
 			int ticks, int writeEvery, List<Fault> faults) throws Exception {
 		reset( cluster, actors );
 		final RoutingStatus.Node before = RoutingStatus.of( emf ).nodes().get( 0 );
-		final Stats total = new Stats();
+		final OffloadActor.Stats total = new OffloadActor.Stats();
 		final AtomicLong probesOnPrimary = new AtomicLong();
 		final AtomicReference<Throwable> failure = new AtomicReference<>();
 		final long start = System.nanoTime() + 200_000_000L;
 		final List<Thread> threads = new ArrayList<>();
 		for ( int a = 0; a < actors; a++ ) {
-			final Actor actor = new Actor( cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery );
+			final OffloadActor actor = new OffloadActor( cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery );
 			final Thread thread = new Thread( () -> {
 				try {
 					for ( int tick = 0; tick < ticks; tick++ ) {
@@ -256,136 +232,5 @@ public final class OffloadBenchmark {
 					+ ( SEED_ROWS - 1 ) + ") k" );
 		}
 		cluster.awaitCaughtUp( Duration.ofSeconds( 60 ) );
-	}
-
-	/** One actor: its own rows, what it saw acknowledged, and its policy's routing. */
-	private static final class Actor {
-		final PostgresCluster cluster;
-		final EntityManagerFactory emf;
-		final Policy policy;
-		final String key;
-		final int index;
-		final int actors;
-		final int writeEvery;
-		final SplittableRandom random;
-		final List<Long> rows = new ArrayList<>();
-		final Map<Long, Long> acknowledged = new HashMap<>();
-		final Stats stats = new Stats();
-		long counter;
-		int inserts;
-		long lastWritten = -1;
-		long mutationStarted = Long.MIN_VALUE / 2;
-		long probesOnPrimary;
-
-		Actor(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String key, int index, int actors, int writeEvery) {
-			this.cluster = cluster;
-			this.emf = emf;
-			this.policy = policy;
-			this.key = key;
-			this.index = index;
-			this.actors = actors;
-			this.writeEvery = writeEvery;
-			this.random = new SplittableRandom( 42 + index );
-			for ( int k = 0; k < SEED_ROWS; k++ ) {
-				rows.add( index * 1000L + k );
-				acknowledged.put( index * 1000L + k, 0L );
-			}
-		}
-
-		void tick() {
-			try {
-				if ( random.nextInt( writeEvery ) == 0 ) {
-					final long row = write();
-					read( row, true );
-				}
-				else if ( random.nextBoolean() ) {
-					read( lastWritten >= 0 && random.nextBoolean() ? lastWritten : rows.get( random.nextInt( rows.size() ) ), false );
-				}
-				else {
-					int other = random.nextInt( actors - 1 );
-					other = other >= index ? other + 1 : other;
-					read( other * 1000L + random.nextInt( SEED_ROWS ), false );
-				}
-			}
-			catch (RuntimeException e) {
-				if ( ++stats.errors <= 3 ) {
-					System.err.println( key + ": " + e );
-				}
-			}
-		}
-
-		/** The scope a unit of work of this actor runs in, under its policy. */
-		RoutingScope scope(boolean mutation) {
-			return switch ( policy ) {
-				case LSN_GATE -> RoutingScope.builder().actor( key ).open();
-				case PRIMARY -> RoutingScope.open( Strategy.PRIMARY );
-				case WINDOW_10S, WINDOW_2S -> {
-					final long window = policy == Policy.WINDOW_10S ? 10_000_000_000L : 2_000_000_000L;
-					yield RoutingScope.open( mutation || System.nanoTime() - mutationStarted < window ? Strategy.PRIMARY : Strategy.STALE_READ );
-				}
-			};
-		}
-
-		long write() {
-			// As in ADR-0009 and Rails, the window opens before the mutation starts.
-			mutationStarted = System.nanoTime();
-			final long value = ++counter;
-			final boolean insert = random.nextInt( 5 ) == 0;
-			final long row = insert ? index * 1000L + 100 + inserts++ : rows.get( random.nextInt( rows.size() ) );
-			try (RoutingScope ignored = scope( true ); EntityManager em = emf.createEntityManager()) {
-				em.getTransaction().begin();
-				try {
-					if ( insert ) {
-						em.persist( new Doc( row, index, value ) );
-					}
-					else {
-						em.find( Doc.class, row ).val = value;
-					}
-					em.getTransaction().commit();
-				}
-				finally {
-					if ( em.getTransaction().isActive() ) {
-						em.getTransaction().rollback();
-					}
-				}
-			}
-			if ( insert ) {
-				rows.add( row );
-			}
-			acknowledged.put( row, value );
-			lastWritten = row;
-			stats.writes++;
-			return row;
-		}
-
-		void read(long row, boolean immediate) {
-			final Long expected = acknowledged.get( row );
-			final long started = System.nanoTime();
-			try (RoutingScope ignored = scope( false ); EntityManager em = emf.createEntityManager()) {
-				final Doc doc = em.find( Doc.class, row );
-				final long elapsed = System.nanoTime() - started;
-				final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
-				final boolean onPrimary = cluster.nodeForPort( port.intValue() ).isPrimary();
-				stats.latencies.add( elapsed );
-				stats.reads++;
-				if ( onPrimary ) {
-					probesOnPrimary++;
-				}
-				else {
-					stats.replicaReads++;
-				}
-				if ( expected != null && ( doc == null || doc.val < expected ) ) {
-					if ( immediate ) {
-						stats.violationsImmediate++;
-					}
-					else {
-						stats.violationsLater++;
-					}
-				}
-				else if ( expected == null && doc == null ) {
-					throw new IllegalStateException( "another actor's row " + row + " is missing" );
-				}
-			}
-		}
 	}
 }
