@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 
+import io.github.hibernaterouting.benchmarks.workload.LagSchedule.Fault;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testkit.Node;
@@ -62,27 +63,6 @@ public final class OffloadBenchmark {
 		}
 	}
 
-	/** One step of the lag schedule: at {@code atMillis}, pause (or resume) replay on these standbys. */
-	record Fault(long atMillis, boolean pause, int... standbys) {
-	}
-
-	static List<Fault> schedule(String scenario) {
-		return switch ( scenario ) {
-			case "short" -> List.of(
-					new Fault( 2_000, true, 1 ), new Fault( 5_000, false, 1 ),
-					new Fault( 8_000, true, 1, 2 ), new Fault( 9_500, false, 1, 2 ),
-					new Fault( 12_000, true, 2 ), new Fault( 15_000, false, 2 ),
-					new Fault( 18_000, true, 1, 2 ), new Fault( 19_500, false, 1, 2 ),
-					new Fault( 22_000, true, 1 ), new Fault( 25_000, false, 1 ),
-					new Fault( 28_000, true, 1, 2 ), new Fault( 29_500, false, 1, 2 ),
-					new Fault( 32_000, true, 2 ), new Fault( 35_000, false, 2 ) );
-			case "long" -> List.of(
-					new Fault( 5_000, true, 1, 2 ), new Fault( 20_000, false, 1, 2 ),
-					new Fault( 26_000, true, 1, 2 ), new Fault( 41_000, false, 1, 2 ) );
-			default -> throw new IllegalArgumentException( "scenario: short or long, not " + scenario );
-		};
-	}
-
 	static final int SEED_ROWS = 4;
 
 	public static void main(String[] args) throws Exception {
@@ -90,7 +70,7 @@ public final class OffloadBenchmark {
 		final String scenario = options.getOrDefault( "scenario", "long" );
 		final int actors = Integer.parseInt( options.getOrDefault( "actors", "6" ) );
 		final long tickMillis = Long.parseLong( options.getOrDefault( "tick-ms", "50" ) );
-		final List<Fault> faults = schedule( scenario );
+		final List<Fault> faults = LagSchedule.forScenario( scenario );
 		final int ticks = Integer.parseInt( options.getOrDefault( "ticks",
 				String.valueOf( ( faults.get( faults.size() - 1 ).atMillis() + 5_000 ) / tickMillis ) ) );
 		final int writeEvery = Integer.parseInt( options.getOrDefault( "write-every", "80" ) );
@@ -121,7 +101,7 @@ public final class OffloadBenchmark {
 			settings.forEach( configuration::property );
 			try (EntityManagerFactory emf = configuration.createEntityManagerFactory()) {
 				System.out.printf( Locale.ROOT, "scenario %s: %d actors, a tick every %d ms, %d ticks each (%.0f s), a write every %d ticks on average;"
-						+ " faults %s%n", scenario, actors, tickMillis, ticks, ticks * tickMillis / 1000.0, writeEvery, describe( faults ) );
+						+ " faults %s%n", scenario, actors, tickMillis, ticks, ticks * tickMillis / 1000.0, writeEvery, LagSchedule.describe( faults ) );
 				// Warm-up, not reported: every policy for a few seconds without faults.
 				for ( Policy policy : policies ) {
 					runPolicy( cluster, emf, policy, "warmup", actors, tickMillis, 60, writeEvery, List.of() );
@@ -137,11 +117,6 @@ public final class OffloadBenchmark {
 				rows.forEach( (policy, row) -> System.out.println( row ) );
 			}
 		}
-	}
-
-	private static String describe(List<Fault> faults) {
-		return faults.stream().map( f -> ( f.pause() ? "pause " : "resume " ) + Arrays.toString( f.standbys() ) + "@" + f.atMillis() / 1000.0 + "s" )
-				.collect( Collectors.joining( ", " ) );
 	}
 
 	private static String runPolicy(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String runName, int actors, long tickMillis,
