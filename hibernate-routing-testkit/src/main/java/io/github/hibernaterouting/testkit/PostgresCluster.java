@@ -9,7 +9,6 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -57,6 +56,7 @@ public final class PostgresCluster implements AutoCloseable {
     private final boolean external;
     private final List<Node> nodes = new ArrayList<>();
     private final Map<Node, ServerProcess> processes = new LinkedHashMap<>();
+    private final ReplicationControl replication = new ReplicationControl(this);
     private Path workDir;
     private Path binDir;
     private boolean closed;
@@ -291,15 +291,15 @@ public final class PostgresCluster implements AutoCloseable {
     }
 
     private void createRolesAndSlots(Node primary) {
-        try (Connection c = open(primary, "postgres", ADMIN_USER, ADMIN_PASSWORD); Statement s = c.createStatement()) {
-            s.execute("CREATE ROLE " + config.user + " LOGIN PASSWORD " + literal(config.password));
+        try (Connection c = Jdbc.open(primary, "postgres", ADMIN_USER, ADMIN_PASSWORD); Statement s = c.createStatement()) {
+            s.execute("CREATE ROLE " + config.user + " LOGIN PASSWORD " + Jdbc.literal(config.password));
             // FILE_COPY (PG15+) copies the template's files instead of WAL-logging every block: ~1 s faster.
             String strategy = c.getMetaData().getDatabaseMajorVersion() >= 15 ? " STRATEGY FILE_COPY" : "";
             s.execute("CREATE DATABASE " + config.database + " OWNER " + config.user + strategy);
-            s.execute("CREATE ROLE " + REPLICATION_USER + " REPLICATION LOGIN PASSWORD " + literal(REPLICATION_PASSWORD));
+            s.execute("CREATE ROLE " + REPLICATION_USER + " REPLICATION LOGIN PASSWORD " + Jdbc.literal(REPLICATION_PASSWORD));
             for (Node standby : standbys()) {
                 // A slot per standby keeps WAL on the primary while that standby is down or behind.
-                s.execute("SELECT pg_create_physical_replication_slot(" + literal(standby.name()) + ", true)");
+                s.execute("SELECT pg_create_physical_replication_slot(" + Jdbc.literal(standby.name()) + ", true)");
             }
         } catch (SQLException e) {
             throw new TestkitException(ServerProcess.failure("Could not create roles and slots on " + primary + ": " + e.getMessage(),
@@ -373,7 +373,7 @@ public final class PostgresCluster implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new TestkitException(process.failure("PostgreSQL " + node + " did not become ready within " + config.startTimeout));
             }
-            pause();
+            Os.pause();
         }
     }
 
@@ -408,7 +408,7 @@ public final class PostgresCluster implements AutoCloseable {
                         return;
                     }
                 } catch (SQLException | TestkitException e) {
-                    closeQuietly(c);
+                    Jdbc.closeQuietly(c);
                     c = null;
                 }
                 if (System.nanoTime() > deadline) {
@@ -416,10 +416,10 @@ public final class PostgresCluster implements AutoCloseable {
                     throw new TestkitException(ServerProcess.failure("Standby " + missing + " is not streaming from " + primary
                             + " after " + config.startTimeout + " (streaming: " + streaming + ")", missing.logFile()));
                 }
-                pause();
+                Os.pause();
             }
         } finally {
-            closeQuietly(c);
+            Jdbc.closeQuietly(c);
         }
     }
 
@@ -516,7 +516,7 @@ public final class PostgresCluster implements AutoCloseable {
 
     /** A new connection to {@code node}'s application database as the application role; the caller closes it. */
     public Connection connect(Node node) throws SQLException {
-        return open(node, null, config.user, config.password);
+        return Jdbc.open(node, null, config.user, config.password);
     }
 
     /**
@@ -524,17 +524,7 @@ public final class PostgresCluster implements AutoCloseable {
      * as the configured user); the caller closes it.
      */
     public Connection adminConnection(Node node) throws SQLException {
-        return external ? connect(node) : open(node, null, ADMIN_USER, ADMIN_PASSWORD);
-    }
-
-    private Connection open(Node node, String database, String user, String password) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", user);
-        props.setProperty("password", password);
-        props.setProperty("connectTimeout", "10");
-        props.setProperty("ApplicationName", "hibernate-routing-testkit");
-        String url = database == null ? node.jdbcUrl() : "jdbc:postgresql://" + node.host() + ":" + node.port() + "/" + database;
-        return DriverManager.getConnection(url, props);
+        return external ? connect(node) : Jdbc.open(node, null, ADMIN_USER, ADMIN_PASSWORD);
     }
 
     // ---------------------------------------------------------------- replication controls
@@ -546,97 +536,37 @@ public final class PostgresCluster implements AutoCloseable {
      * From then on the standby receives but does not apply WAL: rows committed later are invisible there.
      */
     public void pauseReplay(Node standby) {
-        requireStandby(standby);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        long nextPoke = 0;
-        Connection primaryConnection = null;
-        try (Connection c = adminConnection(standby)) {
-            query(c, "SELECT pg_wal_replay_pause()");
-            while (true) {
-                String state = query(c, "SELECT pg_get_wal_replay_pause_state()");
-                if ("paused".equals(state)) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new TestkitException("Replay on " + standby + " did not pause within 30s (state: " + state + ")");
-                }
-                if (System.nanoTime() > nextPoke) {
-                    try {
-                        if (primaryConnection == null) {
-                            primaryConnection = adminConnection(primary());
-                        }
-                        query(primaryConnection, "SELECT txid_current()");
-                    } catch (SQLException e) {
-                        // Primary down: the pause may still complete from WAL already received.
-                        closeQuietly(primaryConnection);
-                        primaryConnection = null;
-                    }
-                    nextPoke = System.nanoTime() + Duration.ofMillis(50).toNanos();
-                }
-                pause();
-            }
-        } catch (SQLException e) {
-            throw new TestkitException("Could not pause replay on " + standby + ": " + e.getMessage(), e);
-        } finally {
-            closeQuietly(primaryConnection);
-        }
+        replication.pause(requireStandby(standby));
     }
 
     /** Resumes WAL replay on a standby (a no-op if it is not paused). */
     public void resumeReplay(Node standby) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            query(c, "SELECT pg_wal_replay_resume()");
-        } catch (SQLException e) {
-            throw new TestkitException("Could not resume replay on " + standby + ": " + e.getMessage(), e);
-        }
+        replication.resume(requireStandby(standby));
     }
 
     /** True if replay on the standby is paused or a pause was requested. */
     public boolean isReplayPaused(Node standby) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            return !"not paused".equals(query(c, "SELECT pg_get_wal_replay_pause_state()"));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read the replay pause state of " + standby + ": " + e.getMessage(), e);
-        }
+        return replication.isPaused(requireStandby(standby));
     }
 
     /** Resumes replay on every running standby. */
     public void resumeAll() {
-        for (Node standby : standbys()) {
-            if (isRunning(standby)) {
-                resumeReplay(standby);
-            }
-        }
+        replication.resumeAll();
     }
 
     /** The primary's {@code pg_current_wal_lsn()}: capture it right after a commit to wait for that commit. */
     public LogSequenceNumber currentWalLsn() {
-        try (Connection c = adminConnection(primary())) {
-            return LogSequenceNumber.valueOf(query(c, "SELECT pg_current_wal_lsn()"));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read the current WAL LSN of " + primary() + ": " + e.getMessage(), e);
-        }
+        return replication.currentWalLsn();
     }
 
     /** The standby's {@code pg_last_wal_replay_lsn()}: WAL up to here is visible to its queries. */
     public LogSequenceNumber replayLsn(Node standby) {
-        return standbyLsn(standby, "pg_last_wal_replay_lsn()");
+        return replication.standbyLsn(requireStandby(standby), "pg_last_wal_replay_lsn()");
     }
 
     /** The standby's {@code pg_last_wal_receive_lsn()}: WAL up to here has arrived (maybe not applied). */
     public LogSequenceNumber receiveLsn(Node standby) {
-        return standbyLsn(standby, "pg_last_wal_receive_lsn()");
-    }
-
-    private LogSequenceNumber standbyLsn(Node standby, String function) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            return lsn(query(c, "SELECT " + function));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read " + function + " on " + standby + ": " + e.getMessage(), e);
-        }
+        return replication.standbyLsn(requireStandby(standby), "pg_last_wal_receive_lsn()");
     }
 
     /**
@@ -646,48 +576,12 @@ public final class PostgresCluster implements AutoCloseable {
      * @throws TestkitException on timeout, naming the target and the reached replay/receive positions
      */
     public void awaitReplay(Node node, LogSequenceNumber lsn, Duration timeout) {
-        if (node.isPrimary()) {
-            return;
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Connection c = null;
-        String last = "unknown";
-        try {
-            while (true) {
-                try {
-                    if (c == null) {
-                        c = adminConnection(node);
-                    }
-                    LogSequenceNumber replayed = lsn(query(c, "SELECT pg_last_wal_replay_lsn()"));
-                    if (replayed != null && Long.compareUnsigned(replayed.asLong(), lsn.asLong()) >= 0) {
-                        return;
-                    }
-                    last = "replay LSN " + str(replayed) + ", receive LSN " + str(lsn(query(c, "SELECT pg_last_wal_receive_lsn()")))
-                            + ", pause state " + query(c, "SELECT pg_get_wal_replay_pause_state()");
-                } catch (SQLException e) {
-                    closeQuietly(c);
-                    c = null;
-                    last = "not reachable: " + e.getMessage();
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new TestkitException(node + " did not replay up to " + lsn.asString() + " within " + timeout + ": " + last);
-                }
-                pause();
-            }
-        } finally {
-            closeQuietly(c);
-        }
+        replication.awaitReplay(node, lsn, timeout);
     }
 
     /** Waits until every running standby whose replay is not paused has replayed the primary's current LSN. */
     public void awaitCaughtUp(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        LogSequenceNumber target = currentWalLsn();
-        for (Node standby : standbys()) {
-            if (isRunning(standby) && !isReplayPaused(standby)) {
-                awaitReplay(standby, target, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            }
-        }
+        replication.awaitCaughtUp(timeout);
     }
 
     // ---------------------------------------------------------------- process controls
@@ -804,10 +698,11 @@ public final class PostgresCluster implements AutoCloseable {
         return node;
     }
 
-    private void requireStandby(Node node) {
+    private Node requireStandby(Node node) {
         if (requireMember(node).isPrimary()) {
             throw new IllegalArgumentException(node + " is the primary; this control applies to standbys");
         }
+        return node;
     }
 
     private void requireManaged(String operation) {
@@ -817,45 +712,6 @@ public final class PostgresCluster implements AutoCloseable {
         }
         if (closed) {
             throw new IllegalStateException("The cluster is closed");
-        }
-    }
-
-    private static String query(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    private static LogSequenceNumber lsn(String text) {
-        return text == null ? null : LogSequenceNumber.valueOf(text);
-    }
-
-    private static String str(LogSequenceNumber lsn) {
-        return lsn == null ? "null" : lsn.asString();
-    }
-
-    private static String literal(String s) {
-        return "'" + s.replace("'", "''") + "'";
-    }
-
-    private static void closeQuietly(Connection c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // Closing a broken connection.
-            }
-        }
-    }
-
-    /** The polling interval: short, so waits end ~2 ms after the condition holds. */
-    private static void pause() {
-        try {
-            Thread.sleep(2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TestkitException("Interrupted while waiting");
         }
     }
 }
