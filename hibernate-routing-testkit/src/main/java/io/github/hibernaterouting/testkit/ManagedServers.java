@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.testkit;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -40,8 +39,7 @@ final class ManagedServers implements ServerControl {
 
     /** Creates the servers' temp directory under {@code baseDir} (null: /dev/shm, else java.io.tmpdir). */
     Path createWorkDir(Path baseDir) {
-        workDir = Os.createTempDir(baseDir, "hrtk-");
-        ServerProcess.registerTempDir(workDir);
+        workDir = ServerProcess.createTempDir(baseDir, "hrtk-");
         return workDir;
     }
 
@@ -83,31 +81,25 @@ final class ManagedServers implements ServerControl {
         }
     }
 
-    /** Polls postmaster.pid until it names our process with status "ready" (primary) or "standby". */
+    /** Waits until postmaster.pid names our process with status "ready" (primary) or "standby". */
     private void awaitReady(Node node, long deadline) {
         ServerProcess process = processes.get(node);
         Path pidFile = node.dataDir().resolve("postmaster.pid");
         String pid = Long.toString(process.pid());
-        while (true) {
-            if (!process.isAlive()) {
-                throw new TestkitException(process.failure("PostgreSQL " + node + " failed to start (process exited)"));
+        process.awaitReady("PostgreSQL " + node, () -> pidFileSaysReady(pidFile, pid), deadline, "become ready within " + startTimeout);
+    }
+
+    private static boolean pidFileSaysReady(Path pidFile, String pid) {
+        try {
+            List<String> lines = Files.exists(pidFile) ? Files.readAllLines(pidFile) : List.of();
+            if (lines.size() >= 8 && lines.get(0).trim().equals(pid)) {
+                String status = lines.get(7).trim();
+                return status.equals("ready") || status.equals("standby");
             }
-            try {
-                List<String> lines = Files.exists(pidFile) ? Files.readAllLines(pidFile) : List.of();
-                if (lines.size() >= 8 && lines.get(0).trim().equals(pid)) {
-                    String status = lines.get(7).trim();
-                    if (status.equals("ready") || status.equals("standby")) {
-                        return;
-                    }
-                }
-            } catch (IOException e) {
-                // Read while postgres rewrites the file: retry.
-            }
-            if (System.nanoTime() > deadline) {
-                throw new TestkitException(process.failure("PostgreSQL " + node + " did not become ready within " + startTimeout));
-            }
-            Os.pause();
+        } catch (IOException e) {
+            // Read while postgres rewrites the file: retry.
         }
+        return false;
     }
 
     /** Waits until the primary's pg_stat_replication shows each standby as streaming. */
@@ -224,13 +216,7 @@ final class ManagedServers implements ServerControl {
         }
         nodes.stream().filter(n -> n.dataDir() != null).forEach(ManagedServers::removeSharedMemoryOfKilledServer);
         if (workDir != null) {
-            try {
-                Os.deleteTree(workDir);
-            } catch (IOException e) {
-                throw new UncheckedIOException("Could not delete " + workDir, e);
-            } finally {
-                ServerProcess.unregisterTempDir(workDir);
-            }
+            ServerProcess.deleteTempDir(workDir);
         }
     }
 
