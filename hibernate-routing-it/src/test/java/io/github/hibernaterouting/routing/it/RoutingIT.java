@@ -1,12 +1,12 @@
 package io.github.hibernaterouting.routing.it;
 
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.awaitReplicasUp;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.countOnPrimary;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.createSchema;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.onPrimary;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.runtime;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.servedBy;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -38,6 +38,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.ReplicaWriteException;
@@ -47,6 +48,7 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StaleReplicaReadException;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -56,6 +58,7 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
  * the server which node ran a statement ({@code inet_server_port()}), or makes the answer visible
  * in the data by pausing replay on the standbys and changing a row on the primary behind their back.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class RoutingIT {
 	@RegisterExtension
 	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 );
