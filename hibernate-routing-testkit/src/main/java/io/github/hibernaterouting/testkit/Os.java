@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** Operating-system helpers shared by the servers: users, PATH lookup, ports, directories. */
+/** Operating-system helpers shared by the servers: users, PATH lookup, ports, directories, the polling interval. */
 final class Os {
     private Os() {
     }
@@ -146,6 +146,19 @@ final class Os {
             return Files.createDirectories(tmp);
         } catch (IOException e) {
             throw new UncheckedIOException("No writable cache directory for binaries (tried " + home + " and " + tmp + ")", e);
+        }
+    }
+
+    /**
+     * Sleeps the polling interval of every wait on a server: short, so waits end ~2 ms after the
+     * condition holds. An interrupt ends the wait with a {@link TestkitException}.
+     */
+    static void pause() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TestkitException("Interrupted while waiting");
         }
     }
 }

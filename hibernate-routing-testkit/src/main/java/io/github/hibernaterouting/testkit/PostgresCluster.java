@@ -1,31 +1,16 @@
 package io.github.hibernaterouting.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
-import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.postgresql.Driver;
 import org.postgresql.replication.LogSequenceNumber;
 
 /**
@@ -45,26 +30,23 @@ import org.postgresql.replication.LogSequenceNumber;
  * (LSNs, pause state, connections) may be called concurrently. Failures throw
  * {@link TestkitException} naming the node and its log file, or {@link java.sql.SQLException}
  * wrapped in a {@code TestkitException} for control queries.
+ *
+ * <p>The cluster is a facade over package-private parts: {@code Provisioning} creates a managed
+ * cluster, {@code ManagedServers} runs its processes, {@code ExternalServers} stands in for servers
+ * it attached to, and {@code ReplicationControl} implements the replication controls.
  */
 public final class PostgresCluster implements AutoCloseable {
-    static final String ADMIN_USER = "postgres";
-    private static final String ADMIN_PASSWORD = "testkit-admin-secret";
-    private static final String REPLICATION_USER = "replicator";
-    private static final String REPLICATION_PASSWORD = "testkit-replication-secret";
-    private static final Duration STOP_GRACE = Duration.ofSeconds(60);
-
     private final Builder config;
-    private final boolean external;
-    private final List<Node> nodes = new ArrayList<>();
-    private final Map<Node, ServerProcess> processes = new LinkedHashMap<>();
-    private Path workDir;
-    private Path binDir;
-    private boolean closed;
-    private long startupMillis;
+    private final List<Node> nodes;
+    private final ServerControl servers;
+    private final ReplicationControl replication = new ReplicationControl(this);
+    private final long startupMillis;
 
-    private PostgresCluster(Builder config) {
+    PostgresCluster(Builder config, List<Node> nodes, ServerControl servers, long startupMillis) {
         this.config = config;
-        this.external = config.externalPrimary != null;
+        this.nodes = List.copyOf(nodes);
+        this.servers = servers;
+        this.startupMillis = startupMillis;
     }
 
     /** A builder with defaults: 2 standbys, database "app", user "app" / "app-secret", Maven binaries. */
@@ -74,17 +56,17 @@ public final class PostgresCluster implements AutoCloseable {
 
     /** Configures a {@link PostgresCluster}; not thread-safe, use once. */
     public static final class Builder {
-        private int standbys = 2;
-        private String database = "app";
-        private String user = "app";
-        private String password = "app-secret";
-        private Binaries binaries;
-        private final Map<String, String> settings = new LinkedHashMap<>();
-        private int primaryPort;
-        private Duration startTimeout = Duration.ofSeconds(60);
-        private Path baseDir;
-        private String externalPrimary;
-        private List<String> externalStandbys = List.of();
+        int standbys = 2;
+        String database = "app";
+        String user = "app";
+        String password = "app-secret";
+        Binaries binaries;
+        final Map<String, String> settings = new LinkedHashMap<>();
+        int primaryPort;
+        Duration startTimeout = Duration.ofSeconds(60);
+        Path baseDir;
+        String externalPrimary;
+        List<String> externalStandbys = List.of();
 
         private Builder() {
         }
@@ -107,7 +89,7 @@ public final class PostgresCluster implements AutoCloseable {
         /** Application login role, a non-superuser that owns the database (default "app"). */
         public Builder user(String name) {
             String n = requireName(name, "user");
-            if (n.equals(ADMIN_USER) || n.equals(REPLICATION_USER)) {
+            if (n.equals(Provisioning.ADMIN_USER) || n.equals(Provisioning.REPLICATION_USER)) {
                 throw new IllegalArgumentException("user '" + n + "' is reserved by the test kit");
             }
             this.user = n;
@@ -175,13 +157,7 @@ public final class PostgresCluster implements AutoCloseable {
          * @throws TestkitException if any step fails; everything started so far is stopped and removed
          */
         public PostgresCluster start() {
-            PostgresCluster cluster = new PostgresCluster(this);
-            if (cluster.external) {
-                cluster.attach();
-            } else {
-                cluster.startManaged();
-            }
-            return cluster;
+            return externalPrimary != null ? ExternalServers.attach(this) : Provisioning.start(this);
         }
 
         private static String requireName(String name, String what) {
@@ -192,261 +168,9 @@ public final class PostgresCluster implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- start-up
-
-    private void startManaged() {
-        long begin = System.nanoTime();
-        try {
-            binDir = PgBinaries.binDir(config.binaries != null ? config.binaries : Binaries.fromEnvironment());
-            workDir = Os.createTempDir(config.baseDir, "hrtk-");
-            ServerProcess.registerTempDir(workDir);
-            int[] ports = Os.freePorts(config.standbys + 1);
-            if (config.primaryPort != 0) {
-                ports[0] = config.primaryPort;
-            }
-            for (int i = 0; i <= config.standbys; i++) {
-                String name = i == 0 ? "primary" : "standby" + i;
-                Node node = new Node(name, "127.0.0.1", ports[i], config.database, i == 0, workDir.resolve(name),
-                        workDir.resolve(name + ".log"), null);
-                nodes.add(node);
-                processes.put(node, new ServerProcess(name, Os.unprivileged(List.of(binDir.resolve("postgres").toString(), "-D",
-                        node.dataDir().toString())), node.logFile(), "INT"));
-            }
-            Node primary = primary();
-            initPrimary(primary);
-            startAndAwaitReady(List.of(primary));
-            createRolesAndSlots(primary);
-            if (config.standbys > 0) {
-                // No pg_basebackup in the Maven binaries: copy the cleanly stopped primary instead,
-                // which needs no backup label and is consistent by construction.
-                processes.get(primary).stop(STOP_GRACE);
-                for (Node standby : standbys()) {
-                    makeStandby(primary, standby);
-                }
-                startAndAwaitReady(nodes);
-                awaitStreaming(standbys());
-            }
-            startupMillis = (System.nanoTime() - begin) / 1_000_000;
-        } catch (RuntimeException | Error e) {
-            try {
-                close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
-    }
-
     /** How long {@link Builder#start()} took, in milliseconds (0 for external clusters). */
     public long startupMillis() {
         return startupMillis;
-    }
-
-    private void initPrimary(Node primary) {
-        Path pwFile = workDir.resolve("pwfile");
-        try {
-            Files.writeString(pwFile, ADMIN_PASSWORD + "\n");
-            ServerProcess.run("initdb for " + primary.name(), Os.unprivileged(List.of(binDir.resolve("initdb").toString(),
-                    "-D", primary.dataDir().toString(), "-U", ADMIN_USER, "--pwfile=" + pwFile, "--auth-local=trust",
-                    "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")), primary.logFile(), config.startTimeout);
-            Files.delete(pwFile);
-            Map<String, String> conf = new LinkedHashMap<>();
-            conf.put("listen_addresses", "127.0.0.1");
-            conf.put("unix_socket_directories", workDir.toString());
-            // Throwaway data: skip fsync. synchronous_commit stays on so commit LSNs are real.
-            conf.put("fsync", "off");
-            conf.put("wal_level", "replica");
-            conf.put("max_wal_senders", "16");
-            conf.put("max_replication_slots", "16");
-            conf.put("wal_keep_size", "128MB");
-            conf.put("hot_standby", "on");
-            conf.put("hot_standby_feedback", "on");
-            // Never cancel standby queries on replay conflicts: tests must not fail randomly with
-            // "canceling statement due to conflict with recovery"; a blocked replay shows up as an
-            // awaitReplay timeout that names both LSNs instead.
-            conf.put("max_standby_streaming_delay", "-1");
-            conf.put("max_standby_archive_delay", "-1");
-            // Reconnect fast after the primary restarts (default 5 s) and report positions often.
-            conf.put("wal_retrieve_retry_interval", "100ms");
-            conf.put("wal_receiver_status_interval", "1s");
-            conf.put("max_connections", "200");
-            conf.put("shared_buffers", "32MB");
-            conf.put("huge_pages", "off");
-            // Dynamic shared memory as files in the data dir (not /dev/shm/PostgreSQL.*), so even a
-            // SIGKILLed server leaves nothing behind once the temp dir is deleted.
-            conf.put("dynamic_shared_memory_type", "mmap");
-            conf.put("log_destination", "stderr");
-            conf.put("logging_collector", "off");
-            conf.put("log_line_prefix", "%m [%p] %q%a ");
-            conf.putAll(config.settings);
-            StringBuilder text = new StringBuilder("\n# hibernate-routing-testkit\n");
-            conf.forEach((k, v) -> text.append(k).append(" = '").append(v.replace("'", "''")).append("'\n"));
-            // Per-node settings (port, primary_conninfo) live in node.conf, rewritten in each copy.
-            text.append("include_if_exists = 'node.conf'\n");
-            Files.writeString(primary.dataDir().resolve("postgresql.conf"), text, java.nio.file.StandardOpenOption.APPEND);
-            Files.writeString(primary.dataDir().resolve("node.conf"), "port = " + primary.port() + "\n");
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not configure " + primary.dataDir(), e);
-        }
-    }
-
-    private void createRolesAndSlots(Node primary) {
-        try (Connection c = open(primary, "postgres", ADMIN_USER, ADMIN_PASSWORD); Statement s = c.createStatement()) {
-            s.execute("CREATE ROLE " + config.user + " LOGIN PASSWORD " + literal(config.password));
-            // FILE_COPY (PG15+) copies the template's files instead of WAL-logging every block: ~1 s faster.
-            String strategy = c.getMetaData().getDatabaseMajorVersion() >= 15 ? " STRATEGY FILE_COPY" : "";
-            s.execute("CREATE DATABASE " + config.database + " OWNER " + config.user + strategy);
-            s.execute("CREATE ROLE " + REPLICATION_USER + " REPLICATION LOGIN PASSWORD " + literal(REPLICATION_PASSWORD));
-            for (Node standby : standbys()) {
-                // A slot per standby keeps WAL on the primary while that standby is down or behind.
-                s.execute("SELECT pg_create_physical_replication_slot(" + literal(standby.name()) + ", true)");
-            }
-        } catch (SQLException e) {
-            throw new TestkitException(ServerProcess.failure("Could not create roles and slots on " + primary + ": " + e.getMessage(),
-                    primary.logFile()), e);
-        }
-    }
-
-    private void makeStandby(Node primary, Node standby) {
-        Path from = primary.dataDir();
-        Path to = standby.dataDir();
-        try {
-            Files.walkFileTree(from, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                    // COPY_ATTRIBUTES keeps mode 0700, which postgres insists on for the data directory.
-                    Files.copy(dir, to.resolve(from.relativize(dir).toString()), StandardCopyOption.COPY_ATTRIBUTES);
-                    // The primary's slots must not exist on the standby (they would pin its WAL forever).
-                    return dir.getFileName().toString().equals("pg_replslot") ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    String name = file.getFileName().toString();
-                    if (!name.equals("postmaster.pid") && !name.equals("postmaster.opts")) {
-                        Files.copy(file, to.resolve(from.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-            Files.writeString(to.resolve("node.conf"), "port = " + standby.port() + "\n"
-                    + "primary_conninfo = 'host=127.0.0.1 port=" + primary.port() + " user=" + REPLICATION_USER
-                    + " password=" + REPLICATION_PASSWORD + " application_name=" + standby.name() + "'\n"
-                    + "primary_slot_name = '" + standby.name() + "'\n");
-            Files.createFile(to.resolve("standby.signal"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not copy " + from + " to " + to, e);
-        }
-    }
-
-    /** Starts the processes together, then waits for each to accept connections. */
-    private void startAndAwaitReady(List<Node> toStart) {
-        for (Node node : toStart) {
-            processes.get(node).start();
-        }
-        long deadline = System.nanoTime() + config.startTimeout.toNanos();
-        for (Node node : toStart) {
-            awaitReady(node, deadline);
-        }
-    }
-
-    /** Polls postmaster.pid until it names our process with status "ready" (primary) or "standby". */
-    private void awaitReady(Node node, long deadline) {
-        ServerProcess process = processes.get(node);
-        Path pidFile = node.dataDir().resolve("postmaster.pid");
-        String pid = Long.toString(process.pid());
-        while (true) {
-            if (!process.isAlive()) {
-                throw new TestkitException(process.failure("PostgreSQL " + node + " failed to start (process exited)"));
-            }
-            try {
-                List<String> lines = Files.exists(pidFile) ? Files.readAllLines(pidFile) : List.of();
-                if (lines.size() >= 8 && lines.get(0).trim().equals(pid)) {
-                    String status = lines.get(7).trim();
-                    if (status.equals("ready") || status.equals("standby")) {
-                        return;
-                    }
-                }
-            } catch (IOException e) {
-                // Read while postgres rewrites the file: retry.
-            }
-            if (System.nanoTime() > deadline) {
-                throw new TestkitException(process.failure("PostgreSQL " + node + " did not become ready within " + config.startTimeout));
-            }
-            pause();
-        }
-    }
-
-    /** Waits until the primary's pg_stat_replication shows each standby as streaming. */
-    private void awaitStreaming(List<Node> expected) {
-        if (expected.isEmpty()) {
-            return;
-        }
-        Node primary = primary();
-        long deadline = System.nanoTime() + config.startTimeout.toNanos();
-        Set<String> streaming = new HashSet<>();
-        Connection c = null;
-        try {
-            while (true) {
-                for (Node standby : expected) {
-                    if (!processes.get(standby).isAlive()) {
-                        throw new TestkitException(processes.get(standby).failure("PostgreSQL " + standby + " exited while connecting to the primary"));
-                    }
-                }
-                try {
-                    if (c == null) {
-                        c = adminConnection(primary);
-                    }
-                    streaming.clear();
-                    try (Statement s = c.createStatement();
-                         ResultSet rs = s.executeQuery("SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'")) {
-                        while (rs.next()) {
-                            streaming.add(rs.getString(1));
-                        }
-                    }
-                    if (expected.stream().allMatch(n -> streaming.contains(n.name()))) {
-                        return;
-                    }
-                } catch (SQLException | TestkitException e) {
-                    closeQuietly(c);
-                    c = null;
-                }
-                if (System.nanoTime() > deadline) {
-                    Node missing = expected.stream().filter(n -> !streaming.contains(n.name())).findFirst().orElseThrow();
-                    throw new TestkitException(ServerProcess.failure("Standby " + missing + " is not streaming from " + primary
-                            + " after " + config.startTimeout + " (streaming: " + streaming + ")", missing.logFile()));
-                }
-                pause();
-            }
-        } finally {
-            closeQuietly(c);
-        }
-    }
-
-    private void attach() {
-        List<String> urls = new ArrayList<>();
-        urls.add(config.externalPrimary);
-        urls.addAll(config.externalStandbys);
-        for (int i = 0; i < urls.size(); i++) {
-            Properties p = Driver.parseURL(urls.get(i), null);
-            if (p == null) {
-                throw new IllegalArgumentException("Not a PostgreSQL JDBC URL: " + urls.get(i));
-            }
-            String host = p.getProperty("PGHOST", "localhost").split(",")[0];
-            int port = Integer.parseInt(p.getProperty("PGPORT", "5432").split(",")[0]);
-            nodes.add(new Node(i == 0 ? "primary" : "standby" + i, host, port, p.getProperty("PGDBNAME", ""), i == 0, null, null, urls.get(i)));
-        }
-        for (Node node : nodes) {
-            try (Connection c = connect(node); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
-                rs.next();
-                if (rs.getBoolean(1) == node.isPrimary()) {
-                    throw new TestkitException("External " + node + " at " + node.jdbcUrl() + (node.isPrimary()
-                            ? " is in recovery, but was given as the primary" : " is not in recovery, but was given as a standby"));
-                }
-            } catch (SQLException e) {
-                throw new TestkitException("Cannot connect to external " + node + " at " + node.jdbcUrl() + ": " + e.getMessage(), e);
-            }
-        }
     }
 
     // ---------------------------------------------------------------- accessors
@@ -516,7 +240,7 @@ public final class PostgresCluster implements AutoCloseable {
 
     /** A new connection to {@code node}'s application database as the application role; the caller closes it. */
     public Connection connect(Node node) throws SQLException {
-        return open(node, null, config.user, config.password);
+        return Jdbc.open(node, null, config.user, config.password);
     }
 
     /**
@@ -524,17 +248,7 @@ public final class PostgresCluster implements AutoCloseable {
      * as the configured user); the caller closes it.
      */
     public Connection adminConnection(Node node) throws SQLException {
-        return external ? connect(node) : open(node, null, ADMIN_USER, ADMIN_PASSWORD);
-    }
-
-    private Connection open(Node node, String database, String user, String password) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", user);
-        props.setProperty("password", password);
-        props.setProperty("connectTimeout", "10");
-        props.setProperty("ApplicationName", "hibernate-routing-testkit");
-        String url = database == null ? node.jdbcUrl() : "jdbc:postgresql://" + node.host() + ":" + node.port() + "/" + database;
-        return DriverManager.getConnection(url, props);
+        return servers.adminConnection(node);
     }
 
     // ---------------------------------------------------------------- replication controls
@@ -546,97 +260,37 @@ public final class PostgresCluster implements AutoCloseable {
      * From then on the standby receives but does not apply WAL: rows committed later are invisible there.
      */
     public void pauseReplay(Node standby) {
-        requireStandby(standby);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        long nextPoke = 0;
-        Connection primaryConnection = null;
-        try (Connection c = adminConnection(standby)) {
-            query(c, "SELECT pg_wal_replay_pause()");
-            while (true) {
-                String state = query(c, "SELECT pg_get_wal_replay_pause_state()");
-                if ("paused".equals(state)) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new TestkitException("Replay on " + standby + " did not pause within 30s (state: " + state + ")");
-                }
-                if (System.nanoTime() > nextPoke) {
-                    try {
-                        if (primaryConnection == null) {
-                            primaryConnection = adminConnection(primary());
-                        }
-                        query(primaryConnection, "SELECT txid_current()");
-                    } catch (SQLException e) {
-                        // Primary down: the pause may still complete from WAL already received.
-                        closeQuietly(primaryConnection);
-                        primaryConnection = null;
-                    }
-                    nextPoke = System.nanoTime() + Duration.ofMillis(50).toNanos();
-                }
-                pause();
-            }
-        } catch (SQLException e) {
-            throw new TestkitException("Could not pause replay on " + standby + ": " + e.getMessage(), e);
-        } finally {
-            closeQuietly(primaryConnection);
-        }
+        replication.pause(requireStandby(standby));
     }
 
     /** Resumes WAL replay on a standby (a no-op if it is not paused). */
     public void resumeReplay(Node standby) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            query(c, "SELECT pg_wal_replay_resume()");
-        } catch (SQLException e) {
-            throw new TestkitException("Could not resume replay on " + standby + ": " + e.getMessage(), e);
-        }
+        replication.resume(requireStandby(standby));
     }
 
     /** True if replay on the standby is paused or a pause was requested. */
     public boolean isReplayPaused(Node standby) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            return !"not paused".equals(query(c, "SELECT pg_get_wal_replay_pause_state()"));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read the replay pause state of " + standby + ": " + e.getMessage(), e);
-        }
+        return replication.isPaused(requireStandby(standby));
     }
 
     /** Resumes replay on every running standby. */
     public void resumeAll() {
-        for (Node standby : standbys()) {
-            if (isRunning(standby)) {
-                resumeReplay(standby);
-            }
-        }
+        replication.resumeAll();
     }
 
     /** The primary's {@code pg_current_wal_lsn()}: capture it right after a commit to wait for that commit. */
     public LogSequenceNumber currentWalLsn() {
-        try (Connection c = adminConnection(primary())) {
-            return LogSequenceNumber.valueOf(query(c, "SELECT pg_current_wal_lsn()"));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read the current WAL LSN of " + primary() + ": " + e.getMessage(), e);
-        }
+        return replication.currentWalLsn();
     }
 
     /** The standby's {@code pg_last_wal_replay_lsn()}: WAL up to here is visible to its queries. */
     public LogSequenceNumber replayLsn(Node standby) {
-        return standbyLsn(standby, "pg_last_wal_replay_lsn()");
+        return replication.standbyLsn(requireStandby(standby), "pg_last_wal_replay_lsn()");
     }
 
     /** The standby's {@code pg_last_wal_receive_lsn()}: WAL up to here has arrived (maybe not applied). */
     public LogSequenceNumber receiveLsn(Node standby) {
-        return standbyLsn(standby, "pg_last_wal_receive_lsn()");
-    }
-
-    private LogSequenceNumber standbyLsn(Node standby, String function) {
-        requireStandby(standby);
-        try (Connection c = adminConnection(standby)) {
-            return lsn(query(c, "SELECT " + function));
-        } catch (SQLException e) {
-            throw new TestkitException("Could not read " + function + " on " + standby + ": " + e.getMessage(), e);
-        }
+        return replication.standbyLsn(requireStandby(standby), "pg_last_wal_receive_lsn()");
     }
 
     /**
@@ -646,67 +300,31 @@ public final class PostgresCluster implements AutoCloseable {
      * @throws TestkitException on timeout, naming the target and the reached replay/receive positions
      */
     public void awaitReplay(Node node, LogSequenceNumber lsn, Duration timeout) {
-        if (node.isPrimary()) {
-            return;
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Connection c = null;
-        String last = "unknown";
-        try {
-            while (true) {
-                try {
-                    if (c == null) {
-                        c = adminConnection(node);
-                    }
-                    LogSequenceNumber replayed = lsn(query(c, "SELECT pg_last_wal_replay_lsn()"));
-                    if (replayed != null && Long.compareUnsigned(replayed.asLong(), lsn.asLong()) >= 0) {
-                        return;
-                    }
-                    last = "replay LSN " + str(replayed) + ", receive LSN " + str(lsn(query(c, "SELECT pg_last_wal_receive_lsn()")))
-                            + ", pause state " + query(c, "SELECT pg_get_wal_replay_pause_state()");
-                } catch (SQLException e) {
-                    closeQuietly(c);
-                    c = null;
-                    last = "not reachable: " + e.getMessage();
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new TestkitException(node + " did not replay up to " + lsn.asString() + " within " + timeout + ": " + last);
-                }
-                pause();
-            }
-        } finally {
-            closeQuietly(c);
-        }
+        replication.awaitReplay(node, lsn, timeout);
     }
 
     /** Waits until every running standby whose replay is not paused has replayed the primary's current LSN. */
     public void awaitCaughtUp(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        LogSequenceNumber target = currentWalLsn();
-        for (Node standby : standbys()) {
-            if (isRunning(standby) && !isReplayPaused(standby)) {
-                awaitReplay(standby, target, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            }
-        }
+        replication.awaitCaughtUp(timeout);
     }
 
     // ---------------------------------------------------------------- process controls
 
     /** True while the node's server process runs (always true for external clusters). */
     public boolean isRunning(Node node) {
-        return external || processes.get(requireMember(node)).isAlive();
+        return servers.isRunning(node);
     }
 
     /** Stops the node with a fast shutdown (SIGINT: sessions are disconnected); a no-op if stopped. */
     public synchronized void stop(Node node) {
-        requireManaged("stop");
-        processes.get(requireMember(node)).stop(STOP_GRACE);
+        servers.requireControl("stop");
+        servers.stop(requireMember(node));
     }
 
     /** SIGKILLs the node's postmaster and its backends, like a crash; {@link #start(Node)} runs crash recovery. */
     public synchronized void kill(Node node) {
-        requireManaged("kill");
-        processes.get(requireMember(node)).killTree();
+        servers.requireControl("kill");
+        servers.kill(requireMember(node));
     }
 
     /**
@@ -717,20 +335,8 @@ public final class PostgresCluster implements AutoCloseable {
      * @throws TestkitException naming the log file if the node does not come back
      */
     public synchronized void start(Node node) {
-        requireManaged("start");
-        ServerProcess process = processes.get(requireMember(node));
-        if (process.isAlive()) {
-            return;
-        }
-        startAndAwaitReady(List.of(node));
-        if (!node.isPrimary()) {
-            if (processes.get(primary()).isAlive()) {
-                awaitStreaming(List.of(node));
-            }
-        } else {
-            // A paused standby does not restart its WAL receiver until resumed, so don't wait for it.
-            awaitStreaming(standbys().stream().filter(s -> processes.get(s).isAlive() && !isReplayPaused(s)).collect(Collectors.toList()));
-        }
+        servers.requireControl("start");
+        servers.start(requireMember(node), this::isReplayPaused);
     }
 
     /** {@link #stop(Node)} then {@link #start(Node)}. */
@@ -745,49 +351,12 @@ public final class PostgresCluster implements AutoCloseable {
      */
     @Override
     public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (ServerProcess p : processes.values()) {
-            if (p.isAlive()) {
-                p.requestStop(); // all at once: shutting down in parallel is faster
-            }
-        }
-        for (ServerProcess p : processes.values()) {
-            p.stop(STOP_GRACE);
-        }
-        nodes.stream().filter(n -> n.dataDir() != null).forEach(PostgresCluster::removeSharedMemoryOfKilledServer);
-        if (workDir != null) {
-            try {
-                Os.deleteTree(workDir);
-            } catch (IOException e) {
-                throw new UncheckedIOException("Could not delete " + workDir, e);
-            } finally {
-                ServerProcess.unregisterTempDir(workDir);
-            }
-        }
-    }
-
-    /**
-     * A clean shutdown removes postmaster.pid; if it is still there the server was killed and its
-     * small System V segment (key/id on line 7) outlives it: remove it, as a restart would have.
-     */
-    private static void removeSharedMemoryOfKilledServer(Node node) {
-        try {
-            List<String> lines = Files.readAllLines(node.dataDir().resolve("postmaster.pid"));
-            String[] keyAndId = lines.size() > 6 ? lines.get(6).trim().split("\\s+") : new String[0];
-            if (keyAndId.length == 2) {
-                ServerProcess.run("ipcrm for " + node.name(), List.of("ipcrm", "-m", keyAndId[1]), node.logFile(), Duration.ofSeconds(10));
-            }
-        } catch (IOException | RuntimeException e) {
-            // No pid file (clean shutdown), or ipcrm failed: nothing more we can do.
-        }
+        servers.close();
     }
 
     /** The cluster's temp directory (data dirs, logs, sockets), or {@code null} for external clusters. */
     public Path workDir() {
-        return workDir;
+        return servers.workDir();
     }
 
     @Override
@@ -799,63 +368,19 @@ public final class PostgresCluster implements AutoCloseable {
 
     private Node requireMember(Node node) {
         if (!nodes.contains(node)) {
-            throw new IllegalArgumentException(node + " does not belong to this cluster");
+            throw notAMember(node);
         }
         return node;
     }
 
-    private void requireStandby(Node node) {
+    static IllegalArgumentException notAMember(Node node) {
+        return new IllegalArgumentException(node + " does not belong to this cluster");
+    }
+
+    private Node requireStandby(Node node) {
         if (requireMember(node).isPrimary()) {
             throw new IllegalArgumentException(node + " is the primary; this control applies to standbys");
         }
-    }
-
-    private void requireManaged(String operation) {
-        if (external) {
-            throw new UnsupportedOperationException(operation + "() is not available: this PostgresCluster is attached to external"
-                    + " servers (builder().external(...)), which the test kit did not start and cannot start or stop");
-        }
-        if (closed) {
-            throw new IllegalStateException("The cluster is closed");
-        }
-    }
-
-    private static String query(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    private static LogSequenceNumber lsn(String text) {
-        return text == null ? null : LogSequenceNumber.valueOf(text);
-    }
-
-    private static String str(LogSequenceNumber lsn) {
-        return lsn == null ? "null" : lsn.asString();
-    }
-
-    private static String literal(String s) {
-        return "'" + s.replace("'", "''") + "'";
-    }
-
-    private static void closeQuietly(Connection c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // Closing a broken connection.
-            }
-        }
-    }
-
-    /** The polling interval: short, so waits end ~2 ms after the condition holds. */
-    private static void pause() {
-        try {
-            Thread.sleep(2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TestkitException("Interrupted while waiting");
-        }
+        return node;
     }
 }

@@ -26,14 +26,16 @@ import java.util.Locale;
  * {@link TestkitException} naming the log file. {@link #close()} stops it and deletes its temp directory.
  */
 public final class RedisServer implements AutoCloseable {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
+
     private final Path workDir;
     private final int port;
     private final ServerProcess process;
     private boolean closed;
 
     private RedisServer(Path binary) {
-        this.workDir = Os.createTempDir(null, "hrtk-redis-");
-        ServerProcess.registerTempDir(workDir);
+        this.workDir = ServerProcess.createTempDir(null, "hrtk-redis-");
         this.port = Os.freePorts(1)[0];
         // Persistence off: no RDB snapshots, no AOF; the data dir is the temp dir anyway.
         this.process = new ServerProcess("redis", List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
@@ -90,28 +92,14 @@ public final class RedisServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The Redis server is closed");
         }
-        process.stop(Duration.ofSeconds(30));
+        process.stop(STOP_GRACE);
         process.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!ping()) {
-            if (!process.isAlive()) {
-                throw new TestkitException(process.failure("Redis on port " + port + " failed to start (process exited)"));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new TestkitException(process.failure("Redis on port " + port + " did not answer PING within 30s"));
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TestkitException("Interrupted while waiting for Redis");
-            }
-        }
+        process.awaitReady("Redis on port " + port, this::ping, System.nanoTime() + START_TIMEOUT.toNanos(), "answer PING within 30s");
     }
 
     /** Stops the server (SIGTERM, SIGKILL after 30 s); the port then refuses connections. */
     public synchronized void stop() {
-        process.stop(Duration.ofSeconds(30));
+        process.stop(STOP_GRACE);
     }
 
     /** SIGKILLs the server, like a crash. */
@@ -126,14 +114,8 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         closed = true;
-        process.stop(Duration.ofSeconds(30));
-        try {
-            Os.deleteTree(workDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not delete " + workDir, e);
-        } finally {
-            ServerProcess.unregisterTempDir(workDir);
-        }
+        process.stop(STOP_GRACE);
+        ServerProcess.deleteTempDir(workDir);
     }
 
     /** The server's temp directory (log and working dir). */

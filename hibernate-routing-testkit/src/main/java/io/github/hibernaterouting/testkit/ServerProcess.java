@@ -11,12 +11,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
- * One long-running server process (a postmaster or a redis-server) whose output goes to a log file.
+ * One long-running server process (a postmaster or a redis-server) whose output goes to a log file,
+ * and the lifecycle both kinds of server share: start, wait until ready, stop with a grace period,
+ * kill, and the temp directory the server lives in.
  *
  * <p>Every started process is tracked by a JVM shutdown hook that SIGKILLs it (and its children) and
- * deletes registered temp directories, the last resort when a test run is aborted. Thread-safe.
+ * deletes the temp directories made by {@link #createTempDir}, the last resort when a test run is
+ * aborted. Thread-safe.
  */
 final class ServerProcess {
     private static final Set<ServerProcess> LIVE = ConcurrentHashMap.newKeySet();
@@ -40,13 +44,25 @@ final class ServerProcess {
         this.logFile = logFile;
     }
 
-    /** Registers a directory the shutdown hook deletes if its owner was not closed. */
-    static void registerTempDir(Path dir) {
+    /**
+     * A new temp directory for a server (see {@link Os#createTempDir}), which the shutdown hook deletes
+     * if its owner is not closed.
+     */
+    static Path createTempDir(Path parent, String prefix) {
+        Path dir = Os.createTempDir(parent, prefix);
         TEMP_DIRS.add(dir);
+        return dir;
     }
 
-    static void unregisterTempDir(Path dir) {
-        TEMP_DIRS.remove(dir);
+    /** Deletes a directory made by {@link #createTempDir}; the shutdown hook forgets it either way. */
+    static void deleteTempDir(Path dir) {
+        try {
+            Os.deleteTree(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not delete " + dir, e);
+        } finally {
+            TEMP_DIRS.remove(dir);
+        }
     }
 
     /**
@@ -87,6 +103,31 @@ final class ServerProcess {
             LIVE.add(this);
         } catch (IOException e) {
             throw new TestkitException("Could not start " + name + " (" + String.join(" ", command) + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits, polling every ~2 ms, until the readiness probe {@code ready} says the server accepts
+     * connections.
+     *
+     * @param server how a failure names the server, e.g. "PostgreSQL primary (127.0.0.1:5432)"
+     * @param deadline the {@link System#nanoTime()} to give up at
+     * @param readiness what the server did not do by then, e.g. "become ready within PT1M"
+     * @throws TestkitException naming the log file and quoting its last lines if the process exits
+     *         first or the deadline passes
+     */
+    void awaitReady(String server, BooleanSupplier ready, long deadline, String readiness) {
+        while (true) {
+            if (!isAlive()) {
+                throw new TestkitException(failure(server + " failed to start (process exited)"));
+            }
+            if (ready.getAsBoolean()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TestkitException(failure(server + " did not " + readiness));
+            }
+            Os.pause();
         }
     }
 

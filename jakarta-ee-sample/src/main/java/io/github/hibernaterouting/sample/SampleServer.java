@@ -4,6 +4,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import jakarta.persistence.EntityManagerFactory;
+
 import org.eclipse.jetty.ee11.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee11.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
@@ -22,10 +24,12 @@ public final class SampleServer implements AutoCloseable {
 	public static final String WEBAPP_PROPERTY = "sample.webapp";
 
 	private final Server server;
+	private final WebAppContext webapp;
 	private final URI uri;
 
-	private SampleServer(Server server, URI uri) {
+	private SampleServer(Server server, WebAppContext webapp, URI uri) {
 		this.server = server;
+		this.webapp = webapp;
 		this.uri = uri;
 	}
 
@@ -64,12 +68,17 @@ public final class SampleServer implements AutoCloseable {
 			server.stop();
 			throw e;
 		}
-		return new SampleServer( server, URI.create( "http://127.0.0.1:" + connector.getLocalPort() + "/" ) );
+		return new SampleServer( server, webapp, URI.create( "http://127.0.0.1:" + connector.getLocalPort() + "/" ) );
 	}
 
 	/** {@code http://127.0.0.1:<port>/}. */
 	public URI uri() {
 		return uri;
+	}
+
+	/** The application's persistence unit while it runs, for tests that look at its routing and pools. */
+	public EntityManagerFactory entityManagerFactory() {
+		return SampleBootstrap.entityManagerFactory( webapp.getServletContext() );
 	}
 
 	/** Stops Jetty, which stops the application: worker, persistence unit, meters. */

@@ -7,6 +7,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import jakarta.persistence.EntityManagerFactory;
+
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -44,6 +46,11 @@ public final class RunningSample implements AutoCloseable {
 
 	public URI uri() {
 		return server.uri();
+	}
+
+	/** The application's persistence unit, for {@code RoutingLeakCheck#watch}. */
+	public EntityManagerFactory entityManagerFactory() {
+		return server.entityManagerFactory();
 	}
 
 	/** A request to {@code path} (relative to the application) with {@code apiKey}, or none if {@code null}. */

@@ -15,19 +15,26 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The sample's core flow over HTTP, against a real primary, two streaming replicas and Redis. */
-@ExtendWith(RunningSample.Extension.class)
+@ExtendWith({ RunningSample.Extension.class, RoutingLeakCheck.class })
 class SampleApplicationIT {
 	private static final Pattern ID = Pattern.compile( "\"id\":(\\d+)" );
 	private static final Pattern TOKEN = Pattern.compile( "rl1\\.[0-9a-f]{16}" );
+
+	@BeforeEach
+	void watchTheSamplesPersistenceUnit(RunningSample sample, RoutingLeakCheck leaks) {
+		leaks.watch( sample.entityManagerFactory() );
+	}
 
 	@Test
 	void postThenGet_whileReplica1ReplayIsPaused_readsTheNoteAndNeverFromReplica1(RunningSample sample) throws Exception {

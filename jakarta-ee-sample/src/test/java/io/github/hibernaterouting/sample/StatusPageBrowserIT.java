@@ -15,8 +15,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -27,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.abort;
  * counters move after requests. Skipped without Chromium, unless {@value #REQUIRE_BROWSER} is
  * {@code true} (CI), which makes a missing browser a failure.
  */
-@ExtendWith(RunningSample.Extension.class)
+@ExtendWith({ RunningSample.Extension.class, RoutingLeakCheck.class })
 class StatusPageBrowserIT {
 	static final String REQUIRE_BROWSER = "hibernate.routing.requireBrowser";
 	/** System property with the browser's path, if it is not one of the usual names on the PATH. */
@@ -37,6 +40,11 @@ class StatusPageBrowserIT {
 	private static final Pattern CELL = Pattern.compile( "class=\"number big (reads|writes)\" data-value=\"(\\d+)\"" );
 
 	private static Path chromium;
+
+	@BeforeEach
+	void watchTheSamplesPersistenceUnit(RunningSample sample, RoutingLeakCheck leaks) {
+		leaks.watch( sample.entityManagerFactory() );
+	}
 
 	/** Finds the browser, or skips (visibly, as a skipped test) or fails the test as {@value #REQUIRE_BROWSER} says. */
 	private static void requireBrowser() {

@@ -1,17 +1,17 @@
 package io.github.hibernaterouting.it;
 
 import static io.github.hibernaterouting.it.ItSupport.awaitReplicaDown;
-import static io.github.hibernaterouting.it.ItSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.it.ItSupport.causeChainHas;
 import static io.github.hibernaterouting.it.ItSupport.emf;
 import static io.github.hibernaterouting.it.ItSupport.executionsInLog;
 import static io.github.hibernaterouting.it.ItSupport.isConnectionFailure;
-import static io.github.hibernaterouting.it.ItSupport.longOnPrimary;
 import static io.github.hibernaterouting.it.ItSupport.messages;
-import static io.github.hibernaterouting.it.ItSupport.onPrimary;
 import static io.github.hibernaterouting.it.ItSupport.pause;
-import static io.github.hibernaterouting.it.ItSupport.servedBy;
 import static io.github.hibernaterouting.it.ItSupport.sqlState;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.longOnPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -44,12 +44,14 @@ import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
 import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -62,6 +64,7 @@ import io.github.hibernaterouting.testkit.RedisServer;
  * ran is counted in their logs ({@code log_statement=all}). The extension starts stopped or killed
  * servers again and waits for the standbys to catch up after each test.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class FaultIT {
 	@RegisterExtension
 	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis()

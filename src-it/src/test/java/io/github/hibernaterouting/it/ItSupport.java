@@ -3,28 +3,24 @@ package io.github.hibernaterouting.it;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.PersistenceConfiguration;
 
-import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
 /**
- * Persistence units on the test cluster and what a user can observe of them: which server ran a
- * statement (asked of the server), what failed with which SQLSTATE, what the server logs say ran.
- * Only the library's public API is used, as an application would.
+ * What the end-to-end tests observe beyond {@link RoutingTestSupport} (settings, persistence units,
+ * which server ran a statement, the data on the primary, replicas up): a replica reported down, what
+ * failed with which SQLSTATE, what the server logs say ran. Only the library's public API is used,
+ * as an application would.
  */
 final class ItSupport {
 	/** Node names in {@link RoutingStatus}: replica1 is the cluster's standby1, and so on. */
@@ -33,59 +29,12 @@ final class ItSupport {
 	private ItSupport() {
 	}
 
-	/** Base settings: the cluster's primary, every standby as a replica, fast health checks; {@code overrides} win, null values remove. */
-	static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
-		final Map<String, Object> settings = cluster.persistenceProperties();
-		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
-		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
-		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( "hibernate.hbm2ddl.auto", "none" );
-		settings.putAll( overrides );
-		settings.values().removeIf( v -> v == null );
-		return settings;
-	}
-
+	/**
+	 * A persistence unit "src-it" on the cluster with the shared test settings
+	 * ({@link RoutingTestSupport#settings}); {@code overrides} win, null values remove.
+	 */
 	static EntityManagerFactory emf(PostgresCluster cluster, Map<String, ?> overrides) {
-		final PersistenceConfiguration configuration = new PersistenceConfiguration( "src-it" );
-		settings( cluster, overrides ).forEach( configuration::property );
-		return configuration.createEntityManagerFactory();
-	}
-
-	/** The node that runs the next statement of this EntityManager, asked of the server itself. */
-	static Node servedBy(PostgresCluster cluster, EntityManager em) {
-		final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
-		return cluster.nodeForPort( port.intValue() );
-	}
-
-	/** Runs SQL on the primary directly, bypassing the library. */
-	static void onPrimary(PostgresCluster cluster, String sql) throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-			s.execute( sql );
-		}
-	}
-
-	/** A single number queried on the primary directly, bypassing the library. */
-	static long longOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement(); ResultSet rs = s.executeQuery( sql )) {
-			rs.next();
-			return rs.getLong( 1 );
-		}
-	}
-
-	/** Waits until the persistence unit reports every replica up (health check answered, breaker closed). */
-	static void awaitReplicasUp(EntityManagerFactory emf) {
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
-		while ( true ) {
-			final RoutingStatus status = RoutingStatus.of( emf );
-			if ( status.nodes().stream().allMatch( RoutingStatus.Node::up ) ) {
-				return;
-			}
-			if ( System.nanoTime() > deadline ) {
-				throw new AssertionError( "replicas not up after 30s: " + status.nodes() );
-			}
-			pause( 20 );
-		}
+		return RoutingTestSupport.emf( "src-it", cluster, overrides );
 	}
 
 	/** Waits until the persistence unit reports the named replica down. */

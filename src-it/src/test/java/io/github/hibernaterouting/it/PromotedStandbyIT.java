@@ -1,10 +1,10 @@
 package io.github.hibernaterouting.it;
 
-import static io.github.hibernaterouting.it.ItSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.it.ItSupport.emf;
-import static io.github.hibernaterouting.it.ItSupport.onPrimary;
 import static io.github.hibernaterouting.it.ItSupport.pause;
-import static io.github.hibernaterouting.it.ItSupport.servedBy;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -23,12 +23,14 @@ import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 
@@ -38,6 +40,7 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
  * the JUnit extension, because promotion breaks replication for good and the extension's healing
  * (resume replay, await catch-up) cannot apply to a server that is no longer in recovery.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class PromotedStandbyIT {
 	static PostgresCluster cluster;
 

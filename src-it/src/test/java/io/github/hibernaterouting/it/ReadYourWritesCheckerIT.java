@@ -1,10 +1,10 @@
 package io.github.hibernaterouting.it;
 
-import static io.github.hibernaterouting.it.ItSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.it.ItSupport.emf;
-import static io.github.hibernaterouting.it.ItSupport.onPrimary;
 import static io.github.hibernaterouting.it.ItSupport.pause;
 import static io.github.hibernaterouting.it.ItSupport.sqlState;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -33,6 +33,7 @@ import jakarta.persistence.EntityManagerFactory;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -43,6 +44,8 @@ import io.github.hibernaterouting.it.History.Violation;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -54,6 +57,7 @@ import io.github.hibernaterouting.testkit.RedisServer;
  * on the standbys at random and once stops and starts one. See {@link History} for the checks and
  * docs/verification.md for how to read the output. The seed is printed; {@code -Dit.seed=…} repeats a run.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class ReadYourWritesCheckerIT {
 	@RegisterExtension
 	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis();
@@ -304,7 +308,7 @@ class ReadYourWritesCheckerIT {
 			if ( deployment == Deployment.TWO_INSTANCES_SHARING_REDIS ) {
 				instances.add( emf( cluster, settings ) );
 			}
-			instances.forEach( ItSupport::awaitReplicasUp );
+			instances.forEach( RoutingTestSupport::awaitReplicasUp );
 			if ( deployment == Deployment.TWO_INSTANCES_SHARING_REDIS ) {
 				instances.forEach( ReadYourWritesCheckerIT::awaitActorsOnReplicas );
 			}

@@ -1,8 +1,8 @@
 package io.github.hibernaterouting.routing.internal;
 
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.createSchema;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.runtime;
+import static io.github.hibernaterouting.routing.internal.InternalItSupport.createSchema;
+import static io.github.hibernaterouting.routing.internal.InternalItSupport.emf;
+import static io.github.hibernaterouting.routing.internal.InternalItSupport.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

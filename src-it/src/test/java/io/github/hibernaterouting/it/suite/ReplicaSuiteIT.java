@@ -8,7 +8,9 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Binaries;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writes one, with status FAILED ({@code target/replica-report-failed-setup/}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(RoutingLeakCheck.class)
 class ReplicaSuiteIT {
 
 	@Test

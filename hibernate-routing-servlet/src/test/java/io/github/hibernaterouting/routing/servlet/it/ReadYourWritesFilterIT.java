@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.routing.servlet.it;
 
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -16,18 +18,19 @@ import java.util.Set;
 
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceConfiguration;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -40,6 +43,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * standbys and a real Redis. One standby's replay is paused where a read must see a write, so that
  * round-robin would hit it; every read answer names the server port that served it.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class ReadYourWritesFilterIT {
 	@RegisterExtension
 	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis();
@@ -63,27 +67,14 @@ class ReadYourWritesFilterIT {
 			s.execute( "create sequence web_note_seq start 1 increment 50" );
 			s.execute( "create table web_note (id bigint primary key, text text)" );
 		}
-		final PersistenceConfiguration configuration = new PersistenceConfiguration( "servlet-it" ).managedClass( WebNote.class );
-		settings().forEach( configuration::property );
-		emf = configuration.createEntityManagerFactory();
+		// After Redis starts (or restarts) without data, actors read from the primary for one window:
+		// keep it short here.
+		emf = RoutingTestSupport.emf( "servlet-it", cluster, Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s" ),
+				WebNote.class );
 		app = new TestApplication( emf, "GET /reports/**=PRIMARY" );
 		http = HttpClient.newBuilder().version( HttpClient.Version.HTTP_1_1 ).connectTimeout( Duration.ofSeconds( 5 ) ).build();
 		redisClient = RedisClient.create( redis.uri() );
 		oldNote = Long.parseLong( post( "setup", "an old note" ).body().trim() );
-	}
-
-	private static Map<String, Object> settings() {
-		final Map<String, Object> settings = cluster.persistenceProperties();
-		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
-		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
-		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( RoutingSettings.REDIS_URI, redis.uri() );
-		// After Redis starts (or restarts) without data, actors read from the primary for one window:
-		// keep it short here.
-		settings.put( RoutingSettings.REDIS_WINDOW, "1s" );
-		settings.put( "hibernate.hbm2ddl.auto", "none" );
-		return settings;
 	}
 
 	@AfterAll
@@ -102,12 +93,9 @@ class ReadYourWritesFilterIT {
 	@BeforeEach
 	void replicasCaughtUpAndUp() throws InterruptedException {
 		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
+		awaitReplicasUp( emf );
+		// ... and Redis's start-up window (see start()) is over: an actor's read uses a replica.
 		final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
-		while ( !RoutingStatus.of( emf ).nodes().stream().allMatch( RoutingStatus.Node::up ) ) {
-			assertThat( System.nanoTime() ).as( "replicas up again" ).isLessThan( deadline );
-			Thread.sleep( 20 );
-		}
-		// ... and Redis's start-up window (see settings()) is over: an actor's read uses a replica.
 		while ( actorReadServedByPrimary() ) {
 			assertThat( System.nanoTime() ).as( "actors read from replicas after Redis's start-up window" ).isLessThan( deadline );
 			Thread.sleep( 50 );
@@ -116,8 +104,7 @@ class ReadYourWritesFilterIT {
 
 	private static boolean actorReadServedByPrimary() {
 		try (RoutingScope ignored = RoutingScope.builder().actor( "window-probe" ).open(); EntityManager em = emf.createEntityManager()) {
-			final int port = ( (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult() ).intValue();
-			return cluster.nodeForPort( port ).isPrimary();
+			return RoutingTestSupport.servedBy( cluster, em ).isPrimary();
 		}
 	}
 
@@ -174,11 +161,7 @@ class ReadYourWritesFilterIT {
 	}
 
 	private static long notesOnPrimary() throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement();
-				var rs = s.executeQuery( "select count(*) from web_note" )) {
-			rs.next();
-			return rs.getLong( 1 );
-		}
+		return countOnPrimary( cluster, "web_note" );
 	}
 
 	// --- read-your-writes ---

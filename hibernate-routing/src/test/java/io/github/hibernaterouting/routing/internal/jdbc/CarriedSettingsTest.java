@@ -9,7 +9,7 @@ import io.github.hibernaterouting.routing.sql.SqlClassifier;
 /**
  * What a routed connection records of the settings that ran on it, the part of carrying them
  * over that needs no server (the carrying itself is tested against a real cluster in
- * {@code RoutingIT}).
+ * {@code CarriedSettingsIT}, module hibernate-routing-it).
  */
 class CarriedSettingsTest {
 	private final SqlClassifier classifier = SqlClassifier.builtIn();

@@ -1,12 +1,12 @@
 package io.github.hibernaterouting.routing.it;
 
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.awaitReplicasUp;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.countOnPrimary;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.createSchema;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.onPrimary;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.runtime;
-import static io.github.hibernaterouting.routing.it.RoutingTestSupport.servedBy;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,6 +35,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
@@ -44,6 +45,7 @@ import io.github.hibernaterouting.routing.RetryLaterException;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StampedWork;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -56,6 +58,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * One standby's replay is paused so that it deterministically lacks a write; every read that must
  * see the write is checked both in the data and by the node that served it.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class ReadYourWritesIT {
 	@RegisterExtension
 	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis()
