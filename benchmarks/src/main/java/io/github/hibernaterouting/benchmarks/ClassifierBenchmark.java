@@ -46,7 +46,8 @@ public class ClassifierBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         if (STATEMENTS.size() != N) {
-            throw new IllegalStateException("OperationsPerInvocation assumes " + N + " statements, got " + STATEMENTS.size());
+            throw new IllegalStateException(
+                    "OperationsPerInvocation assumes " + N + " statements, got " + STATEMENTS.size());
         }
         sql = STATEMENTS.toArray(new String[0]);
         uncached = SqlClassifier.builtIn();
@@ -134,7 +135,7 @@ public class ClassifierBenchmark {
 
     private static boolean jsqlParserReadOnly(String s, ExecutorService executor) {
         try {
-            Statement st = executor == null ? CCJSqlParserUtil.parse(s) : CCJSqlParserUtil.parse(s, executor, p -> { });
+            Statement st = executor == null ? CCJSqlParserUtil.parse(s) : CCJSqlParserUtil.parse(s, executor, p -> {});
             if (!(st instanceof Select select)) {
                 return false;
             }
@@ -148,8 +149,13 @@ public class ClassifierBenchmark {
     public static void main(String[] args) {
         SqlClassifier c = SqlClassifier.builtIn();
         for (String s : STATEMENTS) {
-            System.out.printf(Locale.ROOT, "%-40s %-8s %-8s %s%n", c.classify(s), startsWithSelect(s) ? "REPLICA" : "PRIMARY",
-                    jsqlParserReadOnly(s) ? "REPLICA" : "PRIMARY", s.length() > 70 ? s.substring(0, 70) + "…" : s);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-40s %-8s %-8s %s%n",
+                    c.classify(s),
+                    startsWithSelect(s) ? "REPLICA" : "PRIMARY",
+                    jsqlParserReadOnly(s) ? "REPLICA" : "PRIMARY",
+                    s.length() > 70 ? s.substring(0, 70) + "…" : s);
         }
     }
 }

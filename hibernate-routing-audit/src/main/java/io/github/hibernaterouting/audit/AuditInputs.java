@@ -18,8 +18,7 @@ import java.util.Map;
  */
 final class AuditInputs {
 
-    private AuditInputs() {
-    }
+    private AuditInputs() {}
 
     /** The statements of every input named in {@code o}: the .sql files, then JSON Lines, then CSV. */
     static List<AuditStatement> read(AuditOptions o) throws IOException {
@@ -60,8 +59,10 @@ final class AuditInputs {
                 try {
                     obj = Json.topLevelMembers(line);
                 } catch (RuntimeException e) {
-                    throw new InputException(file + ":" + lineNo + ": not a JSON object (" + e.getMessage()
-                            + "); --jsonl expects one {\"id\": ..., \"sql\": \"...\"} per line", false);
+                    throw new InputException(
+                            file + ":" + lineNo + ": not a JSON object (" + e.getMessage()
+                                    + "); --jsonl expects one {\"id\": ..., \"sql\": \"...\"} per line",
+                            false);
                 }
                 String sql = obj.get("sql");
                 if (sql == null) {
@@ -81,20 +82,24 @@ final class AuditInputs {
             throw new InputException(file + ": " + e.getMessage(), false);
         }
         if (records.isEmpty()) {
-            throw new InputException("--pg-stat-statements " + file + ": empty file; expected a header with query,calls", true);
+            throw new InputException(
+                    "--pg-stat-statements " + file + ": empty file; expected a header with query,calls", true);
         }
         List<String> header = records.get(0);
         int q = indexOf(header, "query");
         int c = indexOf(header, "calls");
         if (q < 0 || c < 0) {
-            throw new InputException("--pg-stat-statements " + file + ": header " + header + " lacks "
-                    + (q < 0 ? "query" : "calls") + "; export with e.g. \\copy (select query, calls from "
-                    + "pg_stat_statements) to 'FILE.csv' csv header", true);
+            throw new InputException(
+                    "--pg-stat-statements " + file + ": header " + header + " lacks "
+                            + (q < 0 ? "query" : "calls") + "; export with e.g. \\copy (select query, calls from "
+                            + "pg_stat_statements) to 'FILE.csv' csv header",
+                    true);
         }
         for (int r = 1; r < records.size(); r++) {
             List<String> rec = records.get(r);
             if (rec.size() <= Math.max(q, c)) {
-                throw new InputException(file + ": row " + r + " has " + rec.size() + " fields, header has " + header.size(), false);
+                throw new InputException(
+                        file + ": row " + r + " has " + rec.size() + " fields, header has " + header.size(), false);
             }
             long calls;
             try {

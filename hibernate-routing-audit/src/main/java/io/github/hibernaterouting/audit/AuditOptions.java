@@ -57,8 +57,7 @@ final class AuditOptions {
     String user;
     String password;
 
-    private AuditOptions() {
-    }
+    private AuditOptions() {}
 
     /** Parses {@code args}; {@code env} supplies {@code $PGUSER} and {@code $PGPASSWORD} for --catalog. */
     static AuditOptions parse(String[] args, Map<String, String> env) throws UsageException {
@@ -74,26 +73,35 @@ final class AuditOptions {
                 case "-h", "--help" -> o.help = true;
                 case "--decisions" -> o.decisions = true;
                 case "--jsonl" -> {
-                    String v = inlineValue != null ? inlineValue : value(args, ++i, a, "a JSON Lines file or - for stdin");
+                    String v =
+                            inlineValue != null ? inlineValue : value(args, ++i, a, "a JSON Lines file or - for stdin");
                     if (!v.equals("-")) {
                         requireFile(a, v);
                     }
                     o.jsonlFiles.add(v);
                 }
                 case "--pg-stat-statements" -> {
-                    String v = inlineValue != null ? inlineValue : value(args, ++i, a, "a CSV file exported from pg_stat_statements");
+                    String v = inlineValue != null
+                            ? inlineValue
+                            : value(args, ++i, a, "a CSV file exported from pg_stat_statements");
                     requireFile(a, v);
                     o.csvFiles.add(v);
                 }
                 case "--catalog" -> {
-                    String v = inlineValue != null ? inlineValue : value(args, ++i, a, "a JDBC URL such as jdbc:postgresql://host:5432/db");
+                    String v = inlineValue != null
+                            ? inlineValue
+                            : value(args, ++i, a, "a JDBC URL such as jdbc:postgresql://host:5432/db");
                     if (!v.startsWith("jdbc:postgresql:")) {
-                        throw new UsageException("--catalog " + RoutingAudit.redact(v) + ": not a PostgreSQL JDBC URL; use e.g. jdbc:postgresql://localhost:5432/app");
+                        throw new UsageException("--catalog " + RoutingAudit.redact(v)
+                                + ": not a PostgreSQL JDBC URL; use e.g. jdbc:postgresql://localhost:5432/app");
                     }
                     o.catalogUrl = v;
                 }
-                case "--user" -> o.user = inlineValue != null ? inlineValue : value(args, ++i, a, "a database user name");
-                case "--password" -> o.password = inlineValue != null ? inlineValue : value(args, ++i, a, "a password (or set $PGPASSWORD)");
+                case "--user" ->
+                    o.user = inlineValue != null ? inlineValue : value(args, ++i, a, "a database user name");
+                case "--password" ->
+                    o.password =
+                            inlineValue != null ? inlineValue : value(args, ++i, a, "a password (or set $PGPASSWORD)");
                 case "--top" -> {
                     String v = inlineValue != null ? inlineValue : value(args, ++i, a, "a positive number");
                     try {
@@ -125,10 +133,12 @@ final class AuditOptions {
             return o;
         }
         if (o.sqlFiles.isEmpty() && o.jsonlFiles.isEmpty() && o.csvFiles.isEmpty()) {
-            throw new UsageException("no input; give FILE.sql arguments, --jsonl FILE or --pg-stat-statements FILE.csv");
+            throw new UsageException(
+                    "no input; give FILE.sql arguments, --jsonl FILE or --pg-stat-statements FILE.csv");
         }
         if (o.catalogUrl == null && (o.user != null || o.password != null)) {
-            throw new UsageException((o.user != null ? "--user" : "--password") + " only applies with --catalog JDBC_URL");
+            throw new UsageException(
+                    (o.user != null ? "--user" : "--password") + " only applies with --catalog JDBC_URL");
         }
         if (o.catalogUrl != null) {
             if (o.user == null) {

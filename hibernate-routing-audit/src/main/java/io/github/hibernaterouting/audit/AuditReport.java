@@ -56,13 +56,25 @@ final class AuditReport {
                 byDetail.get(detail)[1] += s.calls();
             }
         }
-        out.printf(Locale.ROOT, "routing-audit: %d statements, function knowledge: %s%n", total,
-                o.catalogUrl == null ? "PostgreSQL built-ins only (add --catalog JDBC_URL for your own functions)"
+        out.printf(
+                Locale.ROOT,
+                "routing-audit: %d statements, function knowledge: %s%n",
+                total,
+                o.catalogUrl == null
+                        ? "PostgreSQL built-ins only (add --catalog JDBC_URL for your own functions)"
                         : "built-ins + " + RoutingAudit.redact(o.catalogUrl));
         out.printf(Locale.ROOT, "  could go to replicas: %d statements (%s)%n", replica, percent(replica, total));
-        out.printf(Locale.ROOT, "  must go to primary:   %d statements (%s)%n", total - replica, percent(total - replica, total));
+        out.printf(
+                Locale.ROOT,
+                "  must go to primary:   %d statements (%s)%n",
+                total - replica,
+                percent(total - replica, total));
         if (hasCalls) {
-            out.printf(Locale.ROOT, "  calls that could go to replicas: %d of %d (%s)%n", replicaCalls, calls,
+            out.printf(
+                    Locale.ROOT,
+                    "  calls that could go to replicas: %d of %d (%s)%n",
+                    replicaCalls,
+                    calls,
                     percent(replicaCalls, calls));
         }
         if (total > replica) {
@@ -76,14 +88,16 @@ final class AuditReport {
         out.println(title + (hasCalls ? " (statements, calls):" : " (statements):"));
         counts.entrySet().stream()
                 .sorted((a, b) -> {
-                    int byCount = Long.compare(hasCalls ? b.getValue()[1] : b.getValue()[0],
-                            hasCalls ? a.getValue()[1] : a.getValue()[0]);
+                    int byCount = Long.compare(
+                            hasCalls ? b.getValue()[1] : b.getValue()[0], hasCalls ? a.getValue()[1] : a.getValue()[0]);
                     return byCount != 0 ? byCount : a.getKey().compareTo(b.getKey());
                 })
                 .limit(top)
-                .forEach(e -> out.println(hasCalls
-                        ? String.format(Locale.ROOT, "  %8d %12d  %s", e.getValue()[0], e.getValue()[1], e.getKey())
-                        : String.format(Locale.ROOT, "  %8d  %s", e.getValue()[0], e.getKey())));
+                .forEach(e -> out.println(
+                        hasCalls
+                                ? String.format(
+                                        Locale.ROOT, "  %8d %12d  %s", e.getValue()[0], e.getValue()[1], e.getKey())
+                                : String.format(Locale.ROOT, "  %8d  %s", e.getValue()[0], e.getKey())));
     }
 
     private static String percent(long part, long whole) {

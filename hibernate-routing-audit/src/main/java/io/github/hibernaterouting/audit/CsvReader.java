@@ -6,8 +6,7 @@ import java.util.List;
 /** An RFC 4180 CSV parser: comma-separated, double-quoted fields with {@code ""} escapes and embedded line breaks. */
 final class CsvReader {
 
-    private CsvReader() {
-    }
+    private CsvReader() {}
 
     /** All records of {@code text}, including the header; a trailing line break does not add an empty record. */
     static List<List<String>> parse(String text) {

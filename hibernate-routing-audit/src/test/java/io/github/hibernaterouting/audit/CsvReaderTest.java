@@ -17,10 +17,11 @@ class CsvReaderTest {
     @Test
     void quotedFieldsWithCommasQuotesAndLineBreaks() {
         String csv = "userid,query,calls\r\n10,\"select a, b\nfrom t where s = \"\"x\"\"\",42\r\n11,\"\",0";
-        assertThat(CsvReader.parse(csv)).containsExactly(
-                List.of("userid", "query", "calls"),
-                List.of("10", "select a, b\nfrom t where s = \"x\"", "42"),
-                List.of("11", "", "0"));
+        assertThat(CsvReader.parse(csv))
+                .containsExactly(
+                        List.of("userid", "query", "calls"),
+                        List.of("10", "select a, b\nfrom t where s = \"x\"", "42"),
+                        List.of("11", "", "0"));
     }
 
     @Test
@@ -31,6 +32,7 @@ class CsvReaderTest {
     @Test
     void unterminatedQuote_isAnError() {
         assertThatThrownBy(() -> CsvReader.parse("query,calls\n\"select 1,3\n"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unterminated");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unterminated");
     }
 }

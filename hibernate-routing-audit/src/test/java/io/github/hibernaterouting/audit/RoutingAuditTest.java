@@ -21,8 +21,11 @@ class RoutingAuditTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return new RoutingAudit(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of()).run(args);
+        return new RoutingAudit(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        Map.of())
+                .run(args);
     }
 
     private String out() {
@@ -35,7 +38,8 @@ class RoutingAuditTest {
 
     @Test
     void decisionsForJsonl_useTheIdsStringOrNumber() throws IOException {
-        Path f = Files.writeString(dir.resolve("q.jsonl"),
+        Path f = Files.writeString(
+                dir.resolve("q.jsonl"),
                 "{\"id\": \"a.1\", \"sql\": \"select 1\", \"label\": \"x\"}\n"
                         + "{\"id\": 7, \"meta\": {\"k\": [1, \"}\"]}, \"sql\": \"delete from t\"}\n\n");
         assertThat(run("--jsonl", f.toString(), "--decisions")).isZero();
@@ -51,10 +55,12 @@ class RoutingAuditTest {
 
     @Test
     void summaryForPgStatStatements_weighsByCalls() throws IOException {
-        Path f = Files.writeString(dir.resolve("pss.csv"),
+        Path f = Files.writeString(
+                dir.resolve("pss.csv"),
                 "queryid,query,calls\n1,\"select * from users where id = $1\",900\n2,\"insert into t\nvalues ($1)\",100\n");
         assertThat(run("--pg-stat-statements", f.toString())).isZero();
-        assertThat(out()).contains("2 statements")
+        assertThat(out())
+                .contains("2 statements")
                 .contains("could go to replicas: 1 statements (50.0%)")
                 .contains("calls that could go to replicas: 900 of 1000 (90.0%)")
                 .contains("DML INSERT");
@@ -84,7 +90,8 @@ class RoutingAuditTest {
         assertThat(run("notes.txt")).isEqualTo(RoutingAudit.USAGE);
         assertThat(err()).contains("not a .sql file");
         err.reset();
-        assertThat(run("--jsonl", "-", "--catalog", "mysql://x?password=secret")).isEqualTo(RoutingAudit.USAGE);
+        assertThat(run("--jsonl", "-", "--catalog", "mysql://x?password=secret"))
+                .isEqualTo(RoutingAudit.USAGE);
         assertThat(err()).contains("--catalog").doesNotContain("secret");
         err.reset();
         assertThat(run("--jsonl", "-", "--top", "zero")).isEqualTo(RoutingAudit.USAGE);
@@ -101,8 +108,13 @@ class RoutingAuditTest {
     @Test
     void unreachableCatalog_failsWithoutPrintingThePassword() throws IOException {
         Path f = Files.writeString(dir.resolve("q.jsonl"), "{\"id\": 1, \"sql\": \"select 1\"}\n");
-        int status = run("--jsonl", f.toString(), "--catalog",
-                "jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1&password=hunter2", "--password", "hunter2");
+        int status = run(
+                "--jsonl",
+                f.toString(),
+                "--catalog",
+                "jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1&password=hunter2",
+                "--password",
+                "hunter2");
         assertThat(status).isEqualTo(RoutingAudit.FAILED);
         assertThat(err()).contains("cannot load the function catalog").doesNotContain("hunter2");
     }

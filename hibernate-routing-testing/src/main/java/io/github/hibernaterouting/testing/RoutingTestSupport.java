@@ -1,20 +1,18 @@
 package io.github.hibernaterouting.testing;
 
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceConfiguration;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.PersistenceConfiguration;
-
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingStatus;
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresCluster;
 
 /**
  * Persistence units on the test kit's {@link PostgresCluster}, and what a test observes of them:
@@ -30,101 +28,104 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
  * }</pre>
  */
 public final class RoutingTestSupport {
-	private static final Duration REPLICAS_UP_TIMEOUT = Duration.ofSeconds( 30 );
+    private static final Duration REPLICAS_UP_TIMEOUT = Duration.ofSeconds(30);
 
-	private RoutingTestSupport() {
-	}
+    private RoutingTestSupport() {}
 
-	/**
-	 * Settings for a persistence unit on {@code cluster}: its primary, every standby as a replica
-	 * ({@link PostgresCluster#persistenceProperties()}), a health check every 100 ms, circuit
-	 * breakers that stay open 200 ms, pools of at most 5 connections, and {@code hibernate.hbm2ddl.auto=none}.
-	 * {@code overrides} win; an override whose value is {@code null} removes the setting.
-	 *
-	 * @return a new mutable map
-	 */
-	public static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
-		final Map<String, Object> settings = cluster.persistenceProperties();
-		settings.put( RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms" );
-		settings.put( RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms" );
-		settings.put( RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5" );
-		settings.put( "hibernate.hbm2ddl.auto", "none" );
-		settings.putAll( overrides );
-		settings.values().removeIf( v -> v == null );
-		return settings;
-	}
+    /**
+     * Settings for a persistence unit on {@code cluster}: its primary, every standby as a replica
+     * ({@link PostgresCluster#persistenceProperties()}), a health check every 100 ms, circuit
+     * breakers that stay open 200 ms, pools of at most 5 connections, and {@code hibernate.hbm2ddl.auto=none}.
+     * {@code overrides} win; an override whose value is {@code null} removes the setting.
+     *
+     * @return a new mutable map
+     */
+    public static Map<String, Object> settings(PostgresCluster cluster, Map<String, ?> overrides) {
+        final Map<String, Object> settings = cluster.persistenceProperties();
+        settings.put(RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms");
+        settings.put(RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms");
+        settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5");
+        settings.put(RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5");
+        settings.put("hibernate.hbm2ddl.auto", "none");
+        settings.putAll(overrides);
+        settings.values().removeIf(v -> v == null);
+        return settings;
+    }
 
-	/**
-	 * A persistence unit named {@code name} with the {@link #settings settings} for {@code cluster}
-	 * and {@code overrides}, and the given entity classes. While a {@link RoutingLeakCheck} runs the
-	 * current test class or test on this thread, it watches the new persistence unit's pools.
-	 */
-	public static EntityManagerFactory emf(String name, PostgresCluster cluster, Map<String, ?> overrides, Class<?>... managedClasses) {
-		final PersistenceConfiguration configuration = new PersistenceConfiguration( name );
-		for ( Class<?> managedClass : managedClasses ) {
-			configuration.managedClass( managedClass );
-		}
-		settings( cluster, overrides ).forEach( configuration::property );
-		final EntityManagerFactory emf = configuration.createEntityManagerFactory();
-		RoutingLeakCheck.watchIfActive( emf );
-		return emf;
-	}
+    /**
+     * A persistence unit named {@code name} with the {@link #settings settings} for {@code cluster}
+     * and {@code overrides}, and the given entity classes. While a {@link RoutingLeakCheck} runs the
+     * current test class or test on this thread, it watches the new persistence unit's pools.
+     */
+    public static EntityManagerFactory emf(
+            String name, PostgresCluster cluster, Map<String, ?> overrides, Class<?>... managedClasses) {
+        final PersistenceConfiguration configuration = new PersistenceConfiguration(name);
+        for (Class<?> managedClass : managedClasses) {
+            configuration.managedClass(managedClass);
+        }
+        settings(cluster, overrides).forEach(configuration::property);
+        final EntityManagerFactory emf = configuration.createEntityManagerFactory();
+        RoutingLeakCheck.watchIfActive(emf);
+        return emf;
+    }
 
-	/** The node that runs the next statement of this EntityManager, asked of the server itself ({@code inet_server_port()}). */
-	public static Node servedBy(PostgresCluster cluster, EntityManager em) {
-		final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
-		return cluster.nodeForPort( port.intValue() );
-	}
+    /** The node that runs the next statement of this EntityManager, asked of the server itself ({@code inet_server_port()}). */
+    public static Node servedBy(PostgresCluster cluster, EntityManager em) {
+        final Number port =
+                (Number) em.createNativeQuery("select inet_server_port()").getSingleResult();
+        return cluster.nodeForPort(port.intValue());
+    }
 
-	/** Runs SQL on the primary directly, bypassing the library (for example to change data behind a replica's back). */
-	public static void onPrimary(PostgresCluster cluster, String sql) throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-			s.execute( sql );
-		}
-	}
+    /** Runs SQL on the primary directly, bypassing the library (for example to change data behind a replica's back). */
+    public static void onPrimary(PostgresCluster cluster, String sql) throws SQLException {
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
 
-	/** A single number queried on the primary directly, bypassing the library. */
-	public static long longOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement(); ResultSet rs = s.executeQuery( sql )) {
-			rs.next();
-			return rs.getLong( 1 );
-		}
-	}
+    /** A single number queried on the primary directly, bypassing the library. */
+    public static long longOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
 
-	/** The number of rows of {@code table} on the primary, bypassing the library. */
-	public static long countOnPrimary(PostgresCluster cluster, String table) throws SQLException {
-		return longOnPrimary( cluster, "select count(*) from " + table );
-	}
+    /** The number of rows of {@code table} on the primary, bypassing the library. */
+    public static long countOnPrimary(PostgresCluster cluster, String table) throws SQLException {
+        return longOnPrimary(cluster, "select count(*) from " + table);
+    }
 
-	/**
-	 * Waits until the persistence unit reports every replica up (its health check answered and its
-	 * circuit breaker is closed), for example after a test stopped one; returns at once when routing
-	 * is off for {@code emf}.
-	 *
-	 * @throws AssertionError if a replica is not up within 30 s, naming each node's state
-	 */
-	public static void awaitReplicasUp(EntityManagerFactory emf) {
-		final long deadline = System.nanoTime() + REPLICAS_UP_TIMEOUT.toNanos();
-		while ( true ) {
-			final RoutingStatus status = RoutingStatus.of( emf );
-			if ( status == null || status.nodes().stream().allMatch( RoutingStatus.Node::up ) ) {
-				return;
-			}
-			if ( System.nanoTime() > deadline ) {
-				throw new AssertionError( "replicas not up after 30s: " + status.nodes() );
-			}
-			sleep( 20 );
-		}
-	}
+    /**
+     * Waits until the persistence unit reports every replica up (its health check answered and its
+     * circuit breaker is closed), for example after a test stopped one; returns at once when routing
+     * is off for {@code emf}.
+     *
+     * @throws AssertionError if a replica is not up within 30 s, naming each node's state
+     */
+    public static void awaitReplicasUp(EntityManagerFactory emf) {
+        final long deadline = System.nanoTime() + REPLICAS_UP_TIMEOUT.toNanos();
+        while (true) {
+            final RoutingStatus status = RoutingStatus.of(emf);
+            if (status == null || status.nodes().stream().allMatch(RoutingStatus.Node::up)) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("replicas not up after 30s: " + status.nodes());
+            }
+            sleep(20);
+        }
+    }
 
-	static void sleep(long millis) {
-		try {
-			Thread.sleep( millis );
-		}
-		catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-			throw new AssertionError( "interrupted", e );
-		}
-	}
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
 }

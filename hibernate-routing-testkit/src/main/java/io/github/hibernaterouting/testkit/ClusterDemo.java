@@ -9,8 +9,7 @@ import java.util.concurrent.CountDownLatch;
  * A shutdown hook stops every server and removes the temp directories.
  */
 public final class ClusterDemo {
-    private ClusterDemo() {
-    }
+    private ClusterDemo() {}
 
     /** Entry point; see the class comment for options. */
     public static void main(String[] args) throws InterruptedException {
@@ -29,20 +28,24 @@ public final class ClusterDemo {
         PostgresCluster cluster = PostgresCluster.builder().standbys(standbys).start();
         RedisServer redis = withRedis ? RedisServer.start() : null;
         CountDownLatch closed = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                if (redis != null) {
-                    redis.close();
-                }
-                cluster.close();
-                System.out.println("Stopped all servers.");
-            } finally {
-                closed.countDown();
-            }
-        }, "cluster-demo-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                if (redis != null) {
+                                    redis.close();
+                                }
+                                cluster.close();
+                                System.out.println("Stopped all servers.");
+                            } finally {
+                                closed.countDown();
+                            }
+                        },
+                        "cluster-demo-shutdown"));
 
         // The password is the test kit's documented default (docs/testing.md); secrets are never printed.
-        System.out.printf("PostgreSQL cluster up in %d ms (user %s, database %s):%n",
+        System.out.printf(
+                "PostgreSQL cluster up in %d ms (user %s, database %s):%n",
                 cluster.startupMillis(), cluster.user(), cluster.database());
         for (Node node : cluster.nodes()) {
             System.out.printf("  %-9s %s   log: %s%n", node.name(), node.jdbcUrl(), node.logFile());

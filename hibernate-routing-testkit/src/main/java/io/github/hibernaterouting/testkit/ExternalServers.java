@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Predicate;
-
 import org.postgresql.Driver;
 
 /**
@@ -44,18 +43,30 @@ final class ExternalServers implements ServerControl {
             }
             String host = p.getProperty("PGHOST", "localhost").split(",")[0];
             int port = Integer.parseInt(p.getProperty("PGPORT", "5432").split(",")[0]);
-            nodes.add(new Node(i == 0 ? "primary" : "standby" + i, host, port, p.getProperty("PGDBNAME", ""), i == 0, null, null, urls.get(i)));
+            nodes.add(new Node(
+                    i == 0 ? "primary" : "standby" + i,
+                    host,
+                    port,
+                    p.getProperty("PGDBNAME", ""),
+                    i == 0,
+                    null,
+                    null,
+                    urls.get(i)));
         }
         for (Node node : nodes) {
-            try (Connection c = Jdbc.open(node, null, config.user, config.password); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+            try (Connection c = Jdbc.open(node, null, config.user, config.password);
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
                 rs.next();
                 if (rs.getBoolean(1) == node.isPrimary()) {
-                    throw new TestkitException("External " + node + " at " + node.jdbcUrl() + (node.isPrimary()
-                            ? " is in recovery, but was given as the primary" : " is not in recovery, but was given as a standby"));
+                    throw new TestkitException("External " + node + " at " + node.jdbcUrl()
+                            + (node.isPrimary()
+                                    ? " is in recovery, but was given as the primary"
+                                    : " is not in recovery, but was given as a standby"));
                 }
             } catch (SQLException e) {
-                throw new TestkitException("Cannot connect to external " + node + " at " + node.jdbcUrl() + ": " + e.getMessage(), e);
+                throw new TestkitException(
+                        "Cannot connect to external " + node + " at " + node.jdbcUrl() + ": " + e.getMessage(), e);
             }
         }
         return new PostgresCluster(config, nodes, new ExternalServers(config.user, config.password), 0);
@@ -63,8 +74,9 @@ final class ExternalServers implements ServerControl {
 
     @Override
     public void requireControl(String operation) {
-        throw new UnsupportedOperationException(operation + "() is not available: this PostgresCluster is attached to external"
-                + " servers (builder().external(...)), which the test kit did not start and cannot start or stop");
+        throw new UnsupportedOperationException(
+                operation + "() is not available: this PostgresCluster is attached to external"
+                        + " servers (builder().external(...)), which the test kit did not start and cannot start or stop");
     }
 
     @Override

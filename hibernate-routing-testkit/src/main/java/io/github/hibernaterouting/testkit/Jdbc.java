@@ -6,13 +6,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
-
 import org.postgresql.replication.LogSequenceNumber;
 
 /** The JDBC the cluster's parts share: connections to a node, one-value queries, LSN text. */
 final class Jdbc {
-    private Jdbc() {
-    }
+    private Jdbc() {}
 
     /**
      * A new connection to {@code node}: its own database, or {@code database} on the same server when
@@ -24,13 +22,16 @@ final class Jdbc {
         props.setProperty("password", password);
         props.setProperty("connectTimeout", "10");
         props.setProperty("ApplicationName", "hibernate-routing-testkit");
-        String url = database == null ? node.jdbcUrl() : "jdbc:postgresql://" + node.host() + ":" + node.port() + "/" + database;
+        String url = database == null
+                ? node.jdbcUrl()
+                : "jdbc:postgresql://" + node.host() + ":" + node.port() + "/" + database;
         return DriverManager.getConnection(url, props);
     }
 
     /** The first column of the first row of {@code sql}. */
     static String query(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

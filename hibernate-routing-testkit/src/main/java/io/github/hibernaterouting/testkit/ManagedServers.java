@@ -86,7 +86,11 @@ final class ManagedServers implements ServerControl {
         ServerProcess process = processes.get(node);
         Path pidFile = node.dataDir().resolve("postmaster.pid");
         String pid = Long.toString(process.pid());
-        process.awaitReady("PostgreSQL " + node, () -> pidFileSaysReady(pidFile, pid), deadline, "become ready within " + startTimeout);
+        process.awaitReady(
+                "PostgreSQL " + node,
+                () -> pidFileSaysReady(pidFile, pid),
+                deadline,
+                "become ready within " + startTimeout);
     }
 
     private static boolean pidFileSaysReady(Path pidFile, String pid) {
@@ -115,7 +119,9 @@ final class ManagedServers implements ServerControl {
             while (true) {
                 for (Node standby : expected) {
                     if (!processes.get(standby).isAlive()) {
-                        throw new TestkitException(processes.get(standby).failure("PostgreSQL " + standby + " exited while connecting to the primary"));
+                        throw new TestkitException(processes
+                                .get(standby)
+                                .failure("PostgreSQL " + standby + " exited while connecting to the primary"));
                     }
                 }
                 try {
@@ -124,7 +130,8 @@ final class ManagedServers implements ServerControl {
                     }
                     streaming.clear();
                     try (Statement s = c.createStatement();
-                         ResultSet rs = s.executeQuery("SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'")) {
+                            ResultSet rs = s.executeQuery(
+                                    "SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'")) {
                         while (rs.next()) {
                             streaming.add(rs.getString(1));
                         }
@@ -137,9 +144,14 @@ final class ManagedServers implements ServerControl {
                     c = null;
                 }
                 if (System.nanoTime() > deadline) {
-                    Node missing = expected.stream().filter(n -> !streaming.contains(n.name())).findFirst().orElseThrow();
-                    throw new TestkitException(ServerProcess.failure("Standby " + missing + " is not streaming from " + primary
-                            + " after " + startTimeout + " (streaming: " + streaming + ")", missing.logFile()));
+                    Node missing = expected.stream()
+                            .filter(n -> !streaming.contains(n.name()))
+                            .findFirst()
+                            .orElseThrow();
+                    throw new TestkitException(ServerProcess.failure(
+                            "Standby " + missing + " is not streaming from " + primary + " after " + startTimeout
+                                    + " (streaming: " + streaming + ")",
+                            missing.logFile()));
                 }
                 Os.pause();
             }
@@ -182,7 +194,9 @@ final class ManagedServers implements ServerControl {
             }
         } else {
             // A paused standby does not restart its WAL receiver until resumed, so don't wait for it.
-            awaitStreaming(standbys().stream().filter(s -> processes.get(s).isAlive() && !replayPaused.test(s)).collect(Collectors.toList()));
+            awaitStreaming(standbys().stream()
+                    .filter(s -> processes.get(s).isAlive() && !replayPaused.test(s))
+                    .collect(Collectors.toList()));
         }
     }
 
@@ -229,7 +243,11 @@ final class ManagedServers implements ServerControl {
             List<String> lines = Files.readAllLines(node.dataDir().resolve("postmaster.pid"));
             String[] keyAndId = lines.size() > 6 ? lines.get(6).trim().split("\\s+") : new String[0];
             if (keyAndId.length == 2) {
-                ServerProcess.run("ipcrm for " + node.name(), List.of("ipcrm", "-m", keyAndId[1]), node.logFile(), Duration.ofSeconds(10));
+                ServerProcess.run(
+                        "ipcrm for " + node.name(),
+                        List.of("ipcrm", "-m", keyAndId[1]),
+                        node.logFile(),
+                        Duration.ofSeconds(10));
             }
         } catch (IOException | RuntimeException e) {
             // No pid file (clean shutdown), or ipcrm failed: nothing more we can do.

@@ -18,7 +18,15 @@ public final class Node {
     private final Path logFile;
     private final String jdbcUrl;
 
-    Node(String name, String host, int port, String database, boolean primary, Path dataDir, Path logFile, String jdbcUrl) {
+    Node(
+            String name,
+            String host,
+            int port,
+            String database,
+            boolean primary,
+            Path dataDir,
+            Path logFile,
+            String jdbcUrl) {
         this.name = name;
         this.host = host;
         this.port = port;

@@ -16,8 +16,7 @@ import java.util.stream.Stream;
 
 /** Operating-system helpers shared by the servers: users, PATH lookup, ports, directories, the polling interval. */
 final class Os {
-    private Os() {
-    }
+    private Os() {}
 
     /** True when the effective uid is 0; PostgreSQL refuses to run as root, so we then use a user namespace. */
     static boolean isRoot() {
@@ -62,10 +61,13 @@ final class Os {
         if (!isRoot()) {
             return command;
         }
-        Path unshare = which("unshare").orElseThrow(() -> new TestkitException(
-                "Running as root: PostgreSQL refuses to run as root and the test kit runs it in a user namespace"
-                        + " with 'unshare' (util-linux), which is not on the PATH. Install util-linux or run as a non-root user."));
-        List<String> wrapped = new ArrayList<>(List.of(unshare.toString(), "--user", "--map-user=1000", "--map-group=1000"));
+        Path unshare = which("unshare")
+                .orElseThrow(
+                        () -> new TestkitException(
+                                "Running as root: PostgreSQL refuses to run as root and the test kit runs it in a user namespace"
+                                        + " with 'unshare' (util-linux), which is not on the PATH. Install util-linux or run as a non-root user."));
+        List<String> wrapped =
+                new ArrayList<>(List.of(unshare.toString(), "--user", "--map-user=1000", "--map-group=1000"));
         wrapped.addAll(command);
         return wrapped;
     }
@@ -100,7 +102,9 @@ final class Os {
             Path base = parent;
             if (base == null) {
                 Path shm = Path.of("/dev/shm");
-                base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+                base = Files.isDirectory(shm) && Files.isWritable(shm)
+                        ? shm
+                        : Path.of(System.getProperty("java.io.tmpdir"));
             }
             // A short name keeps unix socket paths far below their ~107 byte limit.
             return Files.createTempDirectory(base, prefix);
@@ -141,11 +145,13 @@ final class Os {
         } catch (IOException | RuntimeException e) {
             // Unwritable home (some CI users): fall back below.
         }
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"), "hibernate-routing-" + System.getProperty("user.name"));
+        Path tmp =
+                Path.of(System.getProperty("java.io.tmpdir"), "hibernate-routing-" + System.getProperty("user.name"));
         try {
             return Files.createDirectories(tmp);
         } catch (IOException e) {
-            throw new UncheckedIOException("No writable cache directory for binaries (tried " + home + " and " + tmp + ")", e);
+            throw new UncheckedIOException(
+                    "No writable cache directory for binaries (tried " + home + " and " + tmp + ")", e);
         }
     }
 

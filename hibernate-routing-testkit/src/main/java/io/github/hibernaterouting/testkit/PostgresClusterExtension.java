@@ -3,7 +3,6 @@ package io.github.hibernaterouting.testkit;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
-
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -29,10 +28,11 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * constructors) may declare {@code PostgresCluster} and {@code RedisServer} parameters. Nested
  * test classes share the outer class's servers.
  */
-public final class PostgresClusterExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback, ParameterResolver {
+public final class PostgresClusterExtension
+        implements BeforeAllCallback, AfterAllCallback, AfterEachCallback, ParameterResolver {
     private final int standbys;
     private boolean redisEnabled;
-    private Consumer<PostgresCluster.Builder> customizer = b -> { };
+    private Consumer<PostgresCluster.Builder> customizer = b -> {};
     private PostgresCluster cluster;
     private RedisServer redis;
     private String owner;
@@ -68,7 +68,8 @@ public final class PostgresClusterExtension implements BeforeAllCallback, AfterA
      */
     public PostgresCluster cluster() {
         if (cluster == null) {
-            throw new IllegalStateException("The cluster runs only between beforeAll and afterAll; register the extension on a static field");
+            throw new IllegalStateException(
+                    "The cluster runs only between beforeAll and afterAll; register the extension on a static field");
         }
         return cluster;
     }
@@ -80,7 +81,10 @@ public final class PostgresClusterExtension implements BeforeAllCallback, AfterA
      */
     public RedisServer redis() {
         if (redis == null) {
-            throw new IllegalStateException(redisEnabled ? "Redis runs only between beforeAll and afterAll" : "Redis not enabled: use withRedis()");
+            throw new IllegalStateException(
+                    redisEnabled
+                            ? "Redis runs only between beforeAll and afterAll"
+                            : "Redis not enabled: use withRedis()");
         }
         return redis;
     }

@@ -53,7 +53,8 @@ final class Provisioning {
             }
             throw e;
         }
-        return new PostgresCluster(config, provisioning.servers.nodes(), provisioning.servers, (System.nanoTime() - begin) / 1_000_000);
+        return new PostgresCluster(
+                config, provisioning.servers.nodes(), provisioning.servers, (System.nanoTime() - begin) / 1_000_000);
     }
 
     private void run() {
@@ -65,9 +66,21 @@ final class Provisioning {
         }
         for (int i = 0; i <= config.standbys; i++) {
             String name = i == 0 ? "primary" : "standby" + i;
-            Node node = new Node(name, "127.0.0.1", ports[i], config.database, i == 0, workDir.resolve(name),
-                    workDir.resolve(name + ".log"), null);
-            servers.add(node, Os.unprivileged(List.of(binDir.resolve("postgres").toString(), "-D", node.dataDir().toString())));
+            Node node = new Node(
+                    name,
+                    "127.0.0.1",
+                    ports[i],
+                    config.database,
+                    i == 0,
+                    workDir.resolve(name),
+                    workDir.resolve(name + ".log"),
+                    null);
+            servers.add(
+                    node,
+                    Os.unprivileged(List.of(
+                            binDir.resolve("postgres").toString(),
+                            "-D",
+                            node.dataDir().toString())));
         }
         List<Node> nodes = servers.nodes();
         Node primary = nodes.get(0);
@@ -91,9 +104,23 @@ final class Provisioning {
         Path pwFile = workDir.resolve("pwfile");
         try {
             Files.writeString(pwFile, ADMIN_PASSWORD + "\n");
-            ServerProcess.run("initdb for " + primary.name(), Os.unprivileged(List.of(binDir.resolve("initdb").toString(),
-                    "-D", primary.dataDir().toString(), "-U", ADMIN_USER, "--pwfile=" + pwFile, "--auth-local=trust",
-                    "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")), primary.logFile(), config.startTimeout);
+            ServerProcess.run(
+                    "initdb for " + primary.name(),
+                    Os.unprivileged(List.of(
+                            binDir.resolve("initdb").toString(),
+                            "-D",
+                            primary.dataDir().toString(),
+                            "-U",
+                            ADMIN_USER,
+                            "--pwfile=" + pwFile,
+                            "--auth-local=trust",
+                            "--auth-host=scram-sha-256",
+                            "-E",
+                            "UTF8",
+                            "--locale=C",
+                            "--no-sync")),
+                    primary.logFile(),
+                    config.startTimeout);
             Files.delete(pwFile);
             Map<String, String> conf = new LinkedHashMap<>();
             conf.put("listen_addresses", "127.0.0.1");
@@ -125,7 +152,8 @@ final class Provisioning {
             conf.put("log_line_prefix", "%m [%p] %q%a ");
             conf.putAll(config.settings);
             StringBuilder text = new StringBuilder("\n# hibernate-routing-testkit\n");
-            conf.forEach((k, v) -> text.append(k).append(" = '").append(v.replace("'", "''")).append("'\n"));
+            conf.forEach((k, v) ->
+                    text.append(k).append(" = '").append(v.replace("'", "''")).append("'\n"));
             // Per-node settings (port, primary_conninfo) live in node.conf, rewritten in each copy.
             text.append("include_if_exists = 'node.conf'\n");
             Files.writeString(primary.dataDir().resolve("postgresql.conf"), text, StandardOpenOption.APPEND);
@@ -136,19 +164,24 @@ final class Provisioning {
     }
 
     private void createRolesAndSlots(Node primary, List<Node> standbys) {
-        try (Connection c = Jdbc.open(primary, "postgres", ADMIN_USER, ADMIN_PASSWORD); Statement s = c.createStatement()) {
+        try (Connection c = Jdbc.open(primary, "postgres", ADMIN_USER, ADMIN_PASSWORD);
+                Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + config.user + " LOGIN PASSWORD " + Jdbc.literal(config.password));
             // FILE_COPY (PG15+) copies the template's files instead of WAL-logging every block: ~1 s faster.
             String strategy = c.getMetaData().getDatabaseMajorVersion() >= 15 ? " STRATEGY FILE_COPY" : "";
             s.execute("CREATE DATABASE " + config.database + " OWNER " + config.user + strategy);
-            s.execute("CREATE ROLE " + REPLICATION_USER + " REPLICATION LOGIN PASSWORD " + Jdbc.literal(REPLICATION_PASSWORD));
+            s.execute("CREATE ROLE " + REPLICATION_USER + " REPLICATION LOGIN PASSWORD "
+                    + Jdbc.literal(REPLICATION_PASSWORD));
             for (Node standby : standbys) {
                 // A slot per standby keeps WAL on the primary while that standby is down or behind.
                 s.execute("SELECT pg_create_physical_replication_slot(" + Jdbc.literal(standby.name()) + ", true)");
             }
         } catch (SQLException e) {
-            throw new TestkitException(ServerProcess.failure("Could not create roles and slots on " + primary + ": " + e.getMessage(),
-                    primary.logFile()), e);
+            throw new TestkitException(
+                    ServerProcess.failure(
+                            "Could not create roles and slots on " + primary + ": " + e.getMessage(),
+                            primary.logFile()),
+                    e);
         }
     }
 
@@ -162,22 +195,27 @@ final class Provisioning {
                     // COPY_ATTRIBUTES keeps mode 0700, which postgres insists on for the data directory.
                     Files.copy(dir, to.resolve(from.relativize(dir).toString()), StandardCopyOption.COPY_ATTRIBUTES);
                     // The primary's slots must not exist on the standby (they would pin its WAL forever).
-                    return dir.getFileName().toString().equals("pg_replslot") ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                    return dir.getFileName().toString().equals("pg_replslot")
+                            ? FileVisitResult.SKIP_SUBTREE
+                            : FileVisitResult.CONTINUE;
                 }
 
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                     String name = file.getFileName().toString();
                     if (!name.equals("postmaster.pid") && !name.equals("postmaster.opts")) {
-                        Files.copy(file, to.resolve(from.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                        Files.copy(
+                                file, to.resolve(from.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
                     }
                     return FileVisitResult.CONTINUE;
                 }
             });
-            Files.writeString(to.resolve("node.conf"), "port = " + standby.port() + "\n"
-                    + "primary_conninfo = 'host=127.0.0.1 port=" + primary.port() + " user=" + REPLICATION_USER
-                    + " password=" + REPLICATION_PASSWORD + " application_name=" + standby.name() + "'\n"
-                    + "primary_slot_name = '" + standby.name() + "'\n");
+            Files.writeString(
+                    to.resolve("node.conf"),
+                    "port = " + standby.port() + "\n"
+                            + "primary_conninfo = 'host=127.0.0.1 port=" + primary.port() + " user=" + REPLICATION_USER
+                            + " password=" + REPLICATION_PASSWORD + " application_name=" + standby.name() + "'\n"
+                            + "primary_slot_name = '" + standby.name() + "'\n");
             Files.createFile(to.resolve("standby.signal"));
         } catch (IOException e) {
             throw new UncheckedIOException("Could not copy " + from + " to " + to, e);

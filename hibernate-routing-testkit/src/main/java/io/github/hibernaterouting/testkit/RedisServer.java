@@ -38,9 +38,26 @@ public final class RedisServer implements AutoCloseable {
         this.workDir = ServerProcess.createTempDir(null, "hrtk-redis-");
         this.port = Os.freePorts(1)[0];
         // Persistence off: no RDB snapshots, no AOF; the data dir is the temp dir anyway.
-        this.process = new ServerProcess("redis", List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", workDir.toString(), "--daemonize", "no", "--logfile", ""),
-                workDir.resolve("redis.log"), "TERM");
+        this.process = new ServerProcess(
+                "redis",
+                List.of(
+                        binary.toString(),
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        workDir.toString(),
+                        "--daemonize",
+                        "no",
+                        "--logfile",
+                        ""),
+                workDir.resolve("redis.log"),
+                "TERM");
     }
 
     /**
@@ -94,7 +111,11 @@ public final class RedisServer implements AutoCloseable {
         }
         process.stop(STOP_GRACE);
         process.start();
-        process.awaitReady("Redis on port " + port, this::ping, System.nanoTime() + START_TIMEOUT.toNanos(), "answer PING within 30s");
+        process.awaitReady(
+                "Redis on port " + port,
+                this::ping,
+                System.nanoTime() + START_TIMEOUT.toNanos(),
+                "answer PING within 30s");
     }
 
     /** Stops the server (SIGTERM, SIGKILL after 30 s); the port then refuses connections. */
@@ -149,7 +170,9 @@ public final class RedisServer implements AutoCloseable {
 
     private static Path embeddedBinary() {
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-        String name = arch.equals("aarch64") || arch.equals("arm64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
+        String name = arch.equals("aarch64") || arch.equals("arm64")
+                ? "redis-server-6.2.7-linux-arm64"
+                : "redis-server-6.2.6-v5-linux-amd64";
         URL url = RedisServer.class.getClassLoader().getResource(name);
         if (url == null) {
             throw new TestkitException("No 'redis-server' on the PATH and no " + name

@@ -8,7 +8,6 @@ import static io.github.hibernaterouting.testkit.Jdbc.str;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-
 import org.postgresql.replication.LogSequenceNumber;
 
 /**
@@ -38,7 +37,8 @@ final class ReplicationControl {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new TestkitException("Replay on " + standby + " did not pause within 30s (state: " + state + ")");
+                    throw new TestkitException(
+                            "Replay on " + standby + " did not pause within 30s (state: " + state + ")");
                 }
                 if (System.nanoTime() > nextPoke) {
                     try {
@@ -76,7 +76,8 @@ final class ReplicationControl {
         try (Connection c = cluster.adminConnection(standby)) {
             return !"not paused".equals(query(c, "SELECT pg_get_wal_replay_pause_state()"));
         } catch (SQLException e) {
-            throw new TestkitException("Could not read the replay pause state of " + standby + ": " + e.getMessage(), e);
+            throw new TestkitException(
+                    "Could not read the replay pause state of " + standby + ": " + e.getMessage(), e);
         }
     }
 
@@ -94,7 +95,8 @@ final class ReplicationControl {
         try (Connection c = cluster.adminConnection(cluster.primary())) {
             return LogSequenceNumber.valueOf(query(c, "SELECT pg_current_wal_lsn()"));
         } catch (SQLException e) {
-            throw new TestkitException("Could not read the current WAL LSN of " + cluster.primary() + ": " + e.getMessage(), e);
+            throw new TestkitException(
+                    "Could not read the current WAL LSN of " + cluster.primary() + ": " + e.getMessage(), e);
         }
     }
 
@@ -125,15 +127,17 @@ final class ReplicationControl {
                     if (replayed != null && Long.compareUnsigned(replayed.asLong(), lsn.asLong()) >= 0) {
                         return;
                     }
-                    last = "replay LSN " + str(replayed) + ", receive LSN " + str(lsn(query(c, "SELECT pg_last_wal_receive_lsn()")))
-                            + ", pause state " + query(c, "SELECT pg_get_wal_replay_pause_state()");
+                    last = "replay LSN " + str(replayed) + ", receive LSN "
+                            + str(lsn(query(c, "SELECT pg_last_wal_receive_lsn()"))) + ", pause state "
+                            + query(c, "SELECT pg_get_wal_replay_pause_state()");
                 } catch (SQLException e) {
                     closeQuietly(c);
                     c = null;
                     last = "not reachable: " + e.getMessage();
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new TestkitException(node + " did not replay up to " + lsn.asString() + " within " + timeout + ": " + last);
+                    throw new TestkitException(
+                            node + " did not replay up to " + lsn.asString() + " within " + timeout + ": " + last);
                 }
                 Os.pause();
             }

@@ -102,7 +102,8 @@ final class ServerProcess {
             process.getOutputStream().close();
             LIVE.add(this);
         } catch (IOException e) {
-            throw new TestkitException("Could not start " + name + " (" + String.join(" ", command) + "): " + e.getMessage(), e);
+            throw new TestkitException(
+                    "Could not start " + name + " (" + String.join(" ", command) + "): " + e.getMessage(), e);
         }
     }
 
@@ -156,7 +157,9 @@ final class ServerProcess {
             return;
         }
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
+                    .redirectErrorStream(true)
+                    .start();
             kill.getInputStream().readAllBytes();
             kill.waitFor(10, TimeUnit.SECONDS);
         } catch (IOException e) {
@@ -273,7 +276,8 @@ final class ServerProcess {
     }
 
     static String failure(String what, Path logFile) {
-        return what + "\n  log file: " + logFile + "\n  last lines:\n" + tail(logFile, 20).indent(4).stripTrailing();
+        return what + "\n  log file: " + logFile + "\n  last lines:\n"
+                + tail(logFile, 20).indent(4).stripTrailing();
     }
 
     /**
@@ -293,7 +297,8 @@ final class ServerProcess {
             exit = p.process.exitValue();
         }
         if (exit != 0) {
-            throw new TestkitException(failure(what + " failed with exit code " + exit + " (" + String.join(" ", command) + ")", logFile));
+            throw new TestkitException(
+                    failure(what + " failed with exit code " + exit + " (" + String.join(" ", command) + ")", logFile));
         }
     }
 

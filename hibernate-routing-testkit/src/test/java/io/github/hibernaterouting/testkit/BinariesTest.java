@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +23,9 @@ class BinariesTest {
 
     @Test
     void parse_rejectsBlank() {
-        assertThatThrownBy(() -> Binaries.parse(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maven, system");
+        assertThatThrownBy(() -> Binaries.parse(" "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maven, system");
     }
 
     @Test

@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,8 @@ class ClusterLifecycleIT {
     @BeforeEach
     void createBaseDir() throws IOException {
         Path shm = Path.of("/dev/shm");
-        baseDir = Files.createTempDirectory(Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "hrtk-it-");
+        baseDir = Files.createTempDirectory(
+                Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "hrtk-it-");
     }
 
     @AfterEach
@@ -35,12 +35,16 @@ class ClusterLifecycleIT {
 
     @Test
     void close_stopsEveryProcess_andDeletesTheTempDir() throws SQLException {
-        PostgresCluster pg = PostgresCluster.builder().standbys(2).baseDir(baseDir).start();
+        PostgresCluster pg =
+                PostgresCluster.builder().standbys(2).baseDir(baseDir).start();
         Path workDir = pg.workDir();
         System.out.println("Cluster (primary + 2 standbys) started in " + pg.startupMillis() + " ms");
         assertThat(workDir).startsWith(baseDir);
-        assertThat(ProcScan.processesUsing(workDir)).hasSizeGreaterThanOrEqualTo(3 * 4); // postmasters and their children
-        try (Connection c = pg.connect(pg.standby(2)); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+        assertThat(ProcScan.processesUsing(workDir))
+                .hasSizeGreaterThanOrEqualTo(3 * 4); // postmasters and their children
+        try (Connection c = pg.connect(pg.standby(2));
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT 1")) {
             assertThat(rs.next()).isTrue();
         }
 
@@ -53,11 +57,19 @@ class ClusterLifecycleIT {
 
     @Test
     void zeroStandbys_startsOnlyThePrimary() throws SQLException {
-        try (PostgresCluster pg = PostgresCluster.builder().standbys(0).database("shop").user("shopper").password("pw").baseDir(baseDir).start()) {
+        try (PostgresCluster pg = PostgresCluster.builder()
+                .standbys(0)
+                .database("shop")
+                .user("shopper")
+                .password("pw")
+                .baseDir(baseDir)
+                .start()) {
             assertThat(pg.standbys()).isEmpty();
-            assertThat(pg.primary().jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + pg.primary().port() + "/shop");
-            try (Connection c = pg.connect(pg.primary()); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_user, current_database()")) {
+            assertThat(pg.primary().jdbcUrl())
+                    .isEqualTo("jdbc:postgresql://127.0.0.1:" + pg.primary().port() + "/shop");
+            try (Connection c = pg.connect(pg.primary());
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT current_user, current_database()")) {
                 rs.next();
                 assertThat(rs.getString(1)).isEqualTo("shopper");
                 assertThat(rs.getString(2)).isEqualTo("shop");
@@ -69,7 +81,10 @@ class ClusterLifecycleIT {
 
     @Test
     void bogusBinariesPath_failsNamingTheMissingBinary_andLeavesNothing() {
-        assertThatThrownBy(() -> PostgresCluster.builder().binaries(Binaries.directory(Path.of("/nonexistent/bin"))).baseDir(baseDir).start())
+        assertThatThrownBy(() -> PostgresCluster.builder()
+                        .binaries(Binaries.directory(Path.of("/nonexistent/bin")))
+                        .baseDir(baseDir)
+                        .start())
                 .isInstanceOf(TestkitException.class)
                 .hasMessageContaining("/nonexistent/bin/initdb");
         assertThat(leftovers()).isEmpty();
@@ -77,7 +92,10 @@ class ClusterLifecycleIT {
 
     @Test
     void invalidServerSetting_failsWithLogPathAndTail_andLeavesNothing() {
-        assertThatThrownBy(() -> PostgresCluster.builder().serverSetting("shared_buffers", "lots").baseDir(baseDir).start())
+        assertThatThrownBy(() -> PostgresCluster.builder()
+                        .serverSetting("shared_buffers", "lots")
+                        .baseDir(baseDir)
+                        .start())
                 .isInstanceOf(TestkitException.class)
                 .hasMessageContaining("primary")
                 .hasMessageContaining("failed to start")
@@ -90,7 +108,10 @@ class ClusterLifecycleIT {
     @Test
     void busyPort_failsSayingItCouldNotBind_andLeavesNothing() throws IOException {
         try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            assertThatThrownBy(() -> PostgresCluster.builder().primaryPort(busy.getLocalPort()).baseDir(baseDir).start())
+            assertThatThrownBy(() -> PostgresCluster.builder()
+                            .primaryPort(busy.getLocalPort())
+                            .baseDir(baseDir)
+                            .start())
                     .isInstanceOf(TestkitException.class)
                     .hasMessageContaining("primary.log")
                     .hasMessageContaining("could not bind");

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExtensionHealingIT {
     @RegisterExtension
-    static final PostgresClusterExtension CLUSTER = PostgresClusterExtension.withStandbys(2).withRedis();
+    static final PostgresClusterExtension CLUSTER =
+            PostgresClusterExtension.withStandbys(2).withRedis();
 
     @Test
     @Order(1)

@@ -16,7 +16,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,13 +26,16 @@ class PostgresClusterIT {
     private static final AtomicLong IDS = new AtomicLong();
 
     @RegisterExtension
-    static final PostgresClusterExtension CLUSTER = PostgresClusterExtension.withStandbys(2).withRedis();
+    static final PostgresClusterExtension CLUSTER =
+            PostgresClusterExtension.withStandbys(2).withRedis();
 
     @BeforeAll
     static void createTable(PostgresCluster pg) throws SQLException {
         System.out.println("Cluster (primary + 2 standbys) started in " + pg.startupMillis() + " ms");
-        try (Connection c = pg.connect(pg.primary()); Statement s = c.createStatement()) {
-            System.out.println("Server: " + c.getMetaData().getDatabaseProductVersion() + " as OS user " + System.getProperty("user.name"));
+        try (Connection c = pg.connect(pg.primary());
+                Statement s = c.createStatement()) {
+            System.out.println("Server: " + c.getMetaData().getDatabaseProductVersion() + " as OS user "
+                    + System.getProperty("user.name"));
             s.execute("CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL)");
         }
         pg.awaitCaughtUp(TIMEOUT);
@@ -44,7 +46,9 @@ class PostgresClusterIT {
         assertThat(pg.standbys()).extracting(Node::name).containsExactly("standby1", "standby2");
         assertThat(queryBoolean(pg, pg.primary(), "SELECT pg_is_in_recovery()")).isFalse();
         for (Node standby : pg.standbys()) {
-            assertThat(queryBoolean(pg, standby, "SELECT pg_is_in_recovery()")).as(standby.name()).isTrue();
+            assertThat(queryBoolean(pg, standby, "SELECT pg_is_in_recovery()"))
+                    .as(standby.name())
+                    .isTrue();
         }
     }
 
@@ -60,7 +64,9 @@ class PostgresClusterIT {
 
         pg.awaitReplay(live, commitLsn, TIMEOUT);
         assertThat(rowVisible(pg, live, id)).as("visible on the live standby").isTrue();
-        assertThat(rowVisible(pg, paused, id)).as("invisible on the paused standby").isFalse();
+        assertThat(rowVisible(pg, paused, id))
+                .as("invisible on the paused standby")
+                .isFalse();
         assertThat(pg.replayLsn(paused)).isLessThan(commitLsn);
 
         pg.resumeReplay(paused);
@@ -70,7 +76,8 @@ class PostgresClusterIT {
     }
 
     @Test
-    void pausedStandby_stillReceivesWal_butAwaitReplayTimesOutNamingBothPositions(PostgresCluster pg) throws SQLException {
+    void pausedStandby_stillReceivesWal_butAwaitReplayTimesOutNamingBothPositions(PostgresCluster pg)
+            throws SQLException {
         Node standby = pg.standby(2);
         pg.pauseReplay(standby);
         insertRow(pg);
@@ -86,16 +93,20 @@ class PostgresClusterIT {
 
     @Test
     void insertOnStandby_failsWithReadOnlySqlState25006(PostgresCluster pg) throws SQLException {
-        try (Connection c = pg.connect(pg.standby(1)); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect(pg.standby(1));
+                Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.execute("INSERT INTO items VALUES (-1, 'nope')"))
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("25006"));
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("25006"));
         }
     }
 
     @Test
     void nodeForPort_mapsInetServerPortBackToTheNode(PostgresCluster pg) throws SQLException {
         for (Node node : pg.nodes()) {
-            try (Connection c = pg.connect(node); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT inet_server_port()")) {
+            try (Connection c = pg.connect(node);
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT inet_server_port()")) {
                 rs.next();
                 assertThat(pg.nodeForPort(rs.getInt(1))).isSameAs(node);
             }
@@ -109,7 +120,8 @@ class PostgresClusterIT {
         pg.stop(standby);
         assertThat(pg.isRunning(standby)).isFalse();
         assertThatThrownBy(() -> pg.connect(standby).close())
-                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("08001"));
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("08001"));
 
         long id = insertRow(pg); // written while the standby is down: its slot keeps the WAL
         LogSequenceNumber lsn = pg.currentWalLsn();
@@ -136,7 +148,9 @@ class PostgresClusterIT {
         Node primary = pg.primary();
         pg.stop(primary);
         assertThatThrownBy(() -> pg.connect(primary).close()).isInstanceOf(SQLException.class);
-        assertThat(queryBoolean(pg, pg.standby(1), "SELECT pg_is_in_recovery()")).as("standby serves reads").isTrue();
+        assertThat(queryBoolean(pg, pg.standby(1), "SELECT pg_is_in_recovery()"))
+                .as("standby serves reads")
+                .isTrue();
 
         pg.start(primary);
         long id = insertRow(pg);
@@ -159,9 +173,11 @@ class PostgresClusterIT {
 
     @Test
     void appUser_isNotSuperuser_butAdminConnectionIs(PostgresCluster pg) throws SQLException {
-        assertThat(queryBoolean(pg, pg.primary(), "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).isFalse();
-        try (Connection c = pg.adminConnection(pg.primary()); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
+        assertThat(queryBoolean(pg, pg.primary(), "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"))
+                .isFalse();
+        try (Connection c = pg.adminConnection(pg.primary());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
             rs.next();
             assertThat(rs.getBoolean(1)).isTrue();
         }
@@ -178,10 +194,14 @@ class PostgresClusterIT {
             assertThat(attached.replayLsn(standby)).isNotNull();
             assertThat(standby.dataDir()).isNull();
             assertThatThrownBy(() -> attached.stop(standby))
-                    .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("external");
-            assertThatThrownBy(() -> attached.start(attached.primary())).isInstanceOf(UnsupportedOperationException.class);
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("external");
+            assertThatThrownBy(() -> attached.start(attached.primary()))
+                    .isInstanceOf(UnsupportedOperationException.class);
         }
-        assertThat(pg.isRunning(pg.standby(1))).as("closing an attached cluster stops nothing").isTrue();
+        assertThat(pg.isRunning(pg.standby(1)))
+                .as("closing an attached cluster stops nothing")
+                .isTrue();
     }
 
     @Test
@@ -223,7 +243,8 @@ class PostgresClusterIT {
 
     private static long insertRow(PostgresCluster pg) throws SQLException {
         long id = IDS.incrementAndGet();
-        try (Connection c = pg.connect(pg.primary()); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect(pg.primary());
+                Statement s = c.createStatement()) {
             s.executeUpdate("INSERT INTO items VALUES (" + id + ", 'row " + id + "')");
         }
         return id;
@@ -234,7 +255,9 @@ class PostgresClusterIT {
     }
 
     private static boolean queryBoolean(PostgresCluster pg, Node node, String sql) throws SQLException {
-        try (Connection c = pg.connect(node); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = pg.connect(node);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getBoolean(1);
         }

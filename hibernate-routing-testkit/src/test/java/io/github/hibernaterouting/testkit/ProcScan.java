@@ -10,16 +10,17 @@ import java.util.stream.Stream;
 
 /** Finds live processes tied to a directory, via /proc: by command line or working directory (postgres backends chdir to their data dir). */
 final class ProcScan {
-    private ProcScan() {
-    }
+    private ProcScan() {}
 
     static List<String> processesUsing(Path dir) {
         String needle = dir.toString();
         List<String> found = new ArrayList<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path proc : (Iterable<Path>) procs.filter(p -> p.getFileName().toString().matches("\\d+"))::iterator) {
+            for (Path proc : (Iterable<Path>)
+                    procs.filter(p -> p.getFileName().toString().matches("\\d+"))::iterator) {
                 try {
-                    String cmdline = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
+                    String cmdline = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8)
+                            .replace('\0', ' ');
                     String cwd = "";
                     try {
                         cwd = Files.readSymbolicLink(proc.resolve("cwd")).toString();

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,11 +18,17 @@ class ShutdownHookIT {
     @Timeout(120)
     void abortedJvm_shutdownHookStopsServersAndDeletesTempDirs() throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                AbandonedClusterMain.class.getName()).redirectErrorStream(true).start();
+        Process child = new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        AbandonedClusterMain.class.getName())
+                .redirectErrorStream(true)
+                .start();
         Path workDir = null;
         Path redisDir = null;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while (redisDir == null && (line = out.readLine()) != null) {
                 if (line.startsWith("WORKDIR ")) {
@@ -44,7 +49,9 @@ class ShutdownHookIT {
             child.destroyForcibly();
         }
         for (Path dir : List.of(workDir, redisDir)) {
-            assertThat(ProcScan.processesUsing(dir)).as("processes using " + dir).isEmpty();
+            assertThat(ProcScan.processesUsing(dir))
+                    .as("processes using " + dir)
+                    .isEmpty();
             assertThat(dir).doesNotExist();
         }
     }

@@ -12,10 +12,12 @@ import org.hibernate.HibernateException;
  * they use the primary.
  */
 public class ConsistencyMarkerException extends HibernateException {
-	private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-	public ConsistencyMarkerException(String message, Throwable cause) {
-		super( message + "; the write was refused before it reached any server. Retry once Redis is reachable, "
-				+ "or run without the shared marker (unset " + RoutingSettings.REDIS_URI + ")", cause );
-	}
+    public ConsistencyMarkerException(String message, Throwable cause) {
+        super(
+                message + "; the write was refused before it reached any server. Retry once Redis is reachable, "
+                        + "or run without the shared marker (unset " + RoutingSettings.REDIS_URI + ")",
+                cause);
+    }
 }

@@ -1,13 +1,10 @@
 package io.github.hibernaterouting.routing;
 
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
+import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLException;
 import java.util.Objects;
-
-import jakarta.persistence.EntityManagerFactory;
-
 import org.hibernate.JDBCException;
-
-import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 
 /**
  * Read-your-writes across requests, application instances and workers, for code that is not in
@@ -21,65 +18,62 @@ import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
  * is off for the persistence unit. Thread-safe.
  */
 public final class ReadYourWrites {
-	private ReadYourWrites() {
-	}
+    private ReadYourWrites() {}
 
-	/**
-	 * The primary's current WAL position, for a publisher to stamp a message with after its write
-	 * committed; a worker then handles the message under that position ({@link StampedWork}).
-	 *
-	 * @return the token, or {@code null} when routing is off
-	 * @throws JDBCException if the primary cannot be asked
-	 */
-	public static ConsistencyToken currentPosition(EntityManagerFactory emf) {
-		final RoutingRuntime runtime = RoutingRuntime.of( emf );
-		if ( runtime == null ) {
-			return null;
-		}
-		try {
-			return ConsistencyToken.ofPosition( runtime.currentPosition() );
-		}
-		catch (SQLException e) {
-			throw new JDBCException( "Could not read the primary's WAL position", e );
-		}
-	}
+    /**
+     * The primary's current WAL position, for a publisher to stamp a message with after its write
+     * committed; a worker then handles the message under that position ({@link StampedWork}).
+     *
+     * @return the token, or {@code null} when routing is off
+     * @throws JDBCException if the primary cannot be asked
+     */
+    public static ConsistencyToken currentPosition(EntityManagerFactory emf) {
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (runtime == null) {
+            return null;
+        }
+        try {
+            return ConsistencyToken.ofPosition(runtime.currentPosition());
+        } catch (SQLException e) {
+            throw new JDBCException("Could not read the primary's WAL position", e);
+        }
+    }
 
-	/**
-	 * The actor's stamp, read from the primary's actors' table ({@code actor_stamps=TABLE}) or this
-	 * instance's memory; never from a replica. Pass it to {@link RoutingScope.Builder#minimum}. Most
-	 * applications load the stamp column together with the actor in their own authentication query
-	 * instead, which costs no extra round trip.
-	 *
-	 * @return the stamp, or {@code null} if the actor has none or routing is off
-	 */
-	public static ConsistencyToken stampOf(EntityManagerFactory emf, String actor) {
-		Objects.requireNonNull( actor, "actor" );
-		final RoutingRuntime runtime = RoutingRuntime.of( emf );
-		if ( runtime == null ) {
-			return null;
-		}
-		try {
-			final long stamp = runtime.stampOf( actor );
-			return stamp == 0 ? null : ConsistencyToken.ofPosition( stamp );
-		}
-		catch (SQLException e) {
-			throw new JDBCException( "Could not read the actor's stamp from the primary", e );
-		}
-	}
+    /**
+     * The actor's stamp, read from the primary's actors' table ({@code actor_stamps=TABLE}) or this
+     * instance's memory; never from a replica. Pass it to {@link RoutingScope.Builder#minimum}. Most
+     * applications load the stamp column together with the actor in their own authentication query
+     * instead, which costs no extra round trip.
+     *
+     * @return the stamp, or {@code null} if the actor has none or routing is off
+     */
+    public static ConsistencyToken stampOf(EntityManagerFactory emf, String actor) {
+        Objects.requireNonNull(actor, "actor");
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (runtime == null) {
+            return null;
+        }
+        try {
+            final long stamp = runtime.stampOf(actor);
+            return stamp == 0 ? null : ConsistencyToken.ofPosition(stamp);
+        } catch (SQLException e) {
+            throw new JDBCException("Could not read the actor's stamp from the primary", e);
+        }
+    }
 
-	/**
-	 * Stores the shared Redis marker that says {@code actor} has a mutation starting, so every
-	 * instance sends the actor's reads to the primary until the mutation commits. The servlet filter
-	 * calls this before a mutating request's handler runs; inside a scope with an actor the library
-	 * also does it before the first write. A no-op without {@code hibernate.routing.redis.uri}.
-	 *
-	 * @throws ConsistencyMarkerException if Redis cannot be reached: do not run the mutation
-	 */
-	public static void beforeMutation(EntityManagerFactory emf, String actor) {
-		Objects.requireNonNull( actor, "actor" );
-		final RoutingRuntime runtime = RoutingRuntime.of( emf );
-		if ( runtime != null ) {
-			runtime.beforeMutation( actor );
-		}
-	}
+    /**
+     * Stores the shared Redis marker that says {@code actor} has a mutation starting, so every
+     * instance sends the actor's reads to the primary until the mutation commits. The servlet filter
+     * calls this before a mutating request's handler runs; inside a scope with an actor the library
+     * also does it before the first write. A no-op without {@code hibernate.routing.redis.uri}.
+     *
+     * @throws ConsistencyMarkerException if Redis cannot be reached: do not run the mutation
+     */
+    public static void beforeMutation(EntityManagerFactory emf, String actor) {
+        Objects.requireNonNull(actor, "actor");
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (runtime != null) {
+            runtime.beforeMutation(actor);
+        }
+    }
 }

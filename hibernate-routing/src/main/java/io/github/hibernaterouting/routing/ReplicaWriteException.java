@@ -10,11 +10,12 @@ import org.hibernate.HibernateException;
  * with {@link Strategy#READ_AFTER_WRITE} or {@link Strategy#PRIMARY} if it must write.
  */
 public class ReplicaWriteException extends HibernateException {
-	private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-	public ReplicaWriteException(String what) {
-		super( "Strategy REPLICA does not allow writes, but this unit of work tried to " + what
-				+ "; nothing was sent to any server. Run it with Strategy.READ_AFTER_WRITE or Strategy.PRIMARY "
-				+ "(for example Routing.with(Strategy.PRIMARY, ...) or the property '" + RoutingSettings.STRATEGY + "')" );
-	}
+    public ReplicaWriteException(String what) {
+        super("Strategy REPLICA does not allow writes, but this unit of work tried to " + what
+                + "; nothing was sent to any server. Run it with Strategy.READ_AFTER_WRITE or Strategy.PRIMARY "
+                + "(for example Routing.with(Strategy.PRIMARY, ...) or the property '" + RoutingSettings.STRATEGY
+                + "')");
+    }
 }

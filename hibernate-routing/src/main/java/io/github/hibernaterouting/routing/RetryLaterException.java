@@ -10,18 +10,18 @@ import java.time.Duration;
  * {@link #retryAfter()}: back-pressure instead of overloading the primary when replicas fall behind.
  */
 public class RetryLaterException extends RuntimeException {
-	private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-	private final Duration retryAfter;
+    private final Duration retryAfter;
 
-	public RetryLaterException(ConsistencyToken required, Duration retryAfter) {
-		super( "No replica has replayed " + required + " yet; the handler did not run. Deliver the message again after "
-				+ retryAfter.toMillis() + " ms" );
-		this.retryAfter = retryAfter;
-	}
+    public RetryLaterException(ConsistencyToken required, Duration retryAfter) {
+        super("No replica has replayed " + required + " yet; the handler did not run. Deliver the message again after "
+                + retryAfter.toMillis() + " ms");
+        this.retryAfter = retryAfter;
+    }
 
-	/** How long to wait before the next delivery: grows exponentially with the delivery attempt. */
-	public Duration retryAfter() {
-		return retryAfter;
-	}
+    /** How long to wait before the next delivery: grows exponentially with the delivery attempt. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
 }

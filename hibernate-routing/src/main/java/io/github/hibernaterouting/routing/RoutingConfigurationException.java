@@ -9,37 +9,37 @@ import org.hibernate.HibernateException;
  * message names the key, the rejected value (never a password) and what would be accepted.
  */
 public class RoutingConfigurationException extends HibernateException {
-	private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-	private final String key;
+    private final String key;
 
-	/**
-	 * @param key the setting, hint or property name
-	 * @param value the rejected value, already masked if it could hold a secret
-	 * @param expected what would have been accepted, in words a user can act on
-	 */
-	public RoutingConfigurationException(String key, String value, String expected) {
-		super( "Invalid value '" + value + "' for '" + key + "': expected " + expected );
-		this.key = key;
-	}
+    /**
+     * @param key the setting, hint or property name
+     * @param value the rejected value, already masked if it could hold a secret
+     * @param expected what would have been accepted, in words a user can act on
+     */
+    public RoutingConfigurationException(String key, String value, String expected) {
+        super("Invalid value '" + value + "' for '" + key + "': expected " + expected);
+        this.key = key;
+    }
 
-	private RoutingConfigurationException(String key, String message, Throwable cause) {
-		super( message, cause );
-		this.key = key;
-	}
+    private RoutingConfigurationException(String key, String message, Throwable cause) {
+        super(message, cause);
+        this.key = key;
+    }
 
-	/**
-	 * An exception with a message of its own.
-	 *
-	 * @param key the setting, hint or property name
-	 * @param message the complete message; it must name the key and the fix
-	 */
-	public static RoutingConfigurationException withMessage(String key, String message) {
-		return new RoutingConfigurationException( key, message, (Throwable) null );
-	}
+    /**
+     * An exception with a message of its own.
+     *
+     * @param key the setting, hint or property name
+     * @param message the complete message; it must name the key and the fix
+     */
+    public static RoutingConfigurationException withMessage(String key, String message) {
+        return new RoutingConfigurationException(key, message, (Throwable) null);
+    }
 
-	/** The setting, hint or property that was wrong. */
-	public String getKey() {
-		return key;
-	}
+    /** The setting, hint or property that was wrong. */
+    public String getKey() {
+        return key;
+    }
 }

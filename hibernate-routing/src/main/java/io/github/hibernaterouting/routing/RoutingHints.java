@@ -17,19 +17,18 @@ import java.util.Objects;
  * Native SQL may carry the same comment directly: {@code /*+ hibernate.routing.strategy=PRIMARY *}{@code / select ...}.
  */
 public final class RoutingHints {
-	/** Hibernate's hint for database-level query hints ({@code HibernateHints.HINT_QUERY_DATABASE}). */
-	public static final String DATABASE_HINT = "hibernate.query.database";
+    /** Hibernate's hint for database-level query hints ({@code HibernateHints.HINT_QUERY_DATABASE}). */
+    public static final String DATABASE_HINT = "hibernate.query.database";
 
-	private RoutingHints() {
-	}
+    private RoutingHints() {}
 
-	/**
-	 * The value of {@link #DATABASE_HINT} that runs one query under {@code strategy}.
-	 *
-	 * @return {@code "hibernate.routing.strategy=" + strategy.name()}
-	 */
-	public static String strategy(Strategy strategy) {
-		Objects.requireNonNull( strategy, "strategy" );
-		return RoutingSettings.STRATEGY + "=" + strategy.name();
-	}
+    /**
+     * The value of {@link #DATABASE_HINT} that runs one query under {@code strategy}.
+     *
+     * @return {@code "hibernate.routing.strategy=" + strategy.name()}
+     */
+    public static String strategy(Strategy strategy) {
+        Objects.requireNonNull(strategy, "strategy");
+        return RoutingSettings.STRATEGY + "=" + strategy.name();
+    }
 }

@@ -35,118 +35,119 @@ import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
  * worker API open their own scopes; {@link Routing} offers a lambda form.
  */
 public final class RoutingScope implements AutoCloseable {
-	private final ScopeFrame frame;
+    private final ScopeFrame frame;
 
-	private RoutingScope(ScopeFrame frame) {
-		this.frame = frame;
-	}
+    private RoutingScope(ScopeFrame frame) {
+        this.frame = frame;
+    }
 
-	/** Builds a scope with an actor or a minimum position. */
-	public static Builder builder() {
-		return new Builder();
-	}
+    /** Builds a scope with an actor or a minimum position. */
+    public static Builder builder() {
+        return new Builder();
+    }
 
-	/** Options of a new scope; {@link #open()} binds it to the current thread. Not thread-safe. */
-	public static final class Builder {
-		private Strategy strategy;
-		private String actor;
-		private ConsistencyToken minimum;
+    /** Options of a new scope; {@link #open()} binds it to the current thread. Not thread-safe. */
+    public static final class Builder {
+        private Strategy strategy;
+        private String actor;
+        private ConsistencyToken minimum;
 
-		private Builder() {
-		}
+        private Builder() {}
 
-		/** The strategy for work inside the scope; {@code null} (the default) inherits it. */
-		public Builder strategy(Strategy strategy) {
-			this.strategy = strategy;
-			return this;
-		}
+        /** The strategy for work inside the scope; {@code null} (the default) inherits it. */
+        public Builder strategy(Strategy strategy) {
+            this.strategy = strategy;
+            return this;
+        }
 
-		/**
-		 * Whose writes must be visible to the work inside the scope; {@code null} inherits it.
-		 *
-		 * @throws IllegalArgumentException if the key is blank or longer than 200 characters
-		 */
-		public Builder actor(String actor) {
-			if ( actor != null && ( actor.isBlank() || actor.length() > 200 ) ) {
-				throw new IllegalArgumentException( "An actor key must be 1 to 200 characters, not blank: '" + actor + "'" );
-			}
-			this.actor = actor;
-			return this;
-		}
+        /**
+         * Whose writes must be visible to the work inside the scope; {@code null} inherits it.
+         *
+         * @throws IllegalArgumentException if the key is blank or longer than 200 characters
+         */
+        public Builder actor(String actor) {
+            if (actor != null && (actor.isBlank() || actor.length() > 200)) {
+                throw new IllegalArgumentException(
+                        "An actor key must be 1 to 200 characters, not blank: '" + actor + "'");
+            }
+            this.actor = actor;
+            return this;
+        }
 
-		/** A position reads inside the scope must reflect; combined with any given before (the later wins). */
-		public Builder minimum(ConsistencyToken minimum) {
-			this.minimum = minimum == null ? this.minimum : minimum.max( this.minimum );
-			return this;
-		}
+        /** A position reads inside the scope must reflect; combined with any given before (the later wins). */
+        public Builder minimum(ConsistencyToken minimum) {
+            this.minimum = minimum == null ? this.minimum : minimum.max(this.minimum);
+            return this;
+        }
 
-		/** Opens the scope on the current thread, nested in the current one if there is one. */
-		public RoutingScope open() {
-			return (RoutingScope) ScopeFrame.open( strategy, actor, minimum == null ? Lsn.UNKNOWN : minimum.position(), RoutingScope::new )
-					.handle();
-		}
-	}
+        /** Opens the scope on the current thread, nested in the current one if there is one. */
+        public RoutingScope open() {
+            return (RoutingScope) ScopeFrame.open(
+                            strategy, actor, minimum == null ? Lsn.UNKNOWN : minimum.position(), RoutingScope::new)
+                    .handle();
+        }
+    }
 
-	/**
-	 * Opens a scope on the current thread, nested in the current one if there is one.
-	 *
-	 * @param strategy the strategy for work inside the scope, or {@code null} to inherit it
-	 * @return the open scope; close it (try-with-resources) on the same thread
-	 */
-	public static RoutingScope open(Strategy strategy) {
-		return builder().strategy( strategy ).open();
-	}
+    /**
+     * Opens a scope on the current thread, nested in the current one if there is one.
+     *
+     * @param strategy the strategy for work inside the scope, or {@code null} to inherit it
+     * @return the open scope; close it (try-with-resources) on the same thread
+     */
+    public static RoutingScope open(Strategy strategy) {
+        return builder().strategy(strategy).open();
+    }
 
-	/** The innermost open scope of the current thread, or {@code null}. */
-	public static RoutingScope current() {
-		final ScopeFrame frame = ScopeFrame.current();
-		return frame == null ? null : (RoutingScope) frame.handle();
-	}
+    /** The innermost open scope of the current thread, or {@code null}. */
+    public static RoutingScope current() {
+        final ScopeFrame frame = ScopeFrame.current();
+        return frame == null ? null : (RoutingScope) frame.handle();
+    }
 
-	/** The strategy this scope was opened with, or {@code null} if it inherits. */
-	public Strategy strategy() {
-		return frame.strategy();
-	}
+    /** The strategy this scope was opened with, or {@code null} if it inherits. */
+    public Strategy strategy() {
+        return frame.strategy();
+    }
 
-	/** The strategy of this scope or, if it names none, of the nearest enclosing scope that does; else {@code null}. */
-	public Strategy effectiveStrategy() {
-		return frame.effectiveStrategy();
-	}
+    /** The strategy of this scope or, if it names none, of the nearest enclosing scope that does; else {@code null}. */
+    public Strategy effectiveStrategy() {
+        return frame.effectiveStrategy();
+    }
 
-	/** The actor of this scope or of the nearest enclosing scope that names one; else {@code null}. */
-	public String actor() {
-		return frame.actor();
-	}
+    /** The actor of this scope or of the nearest enclosing scope that names one; else {@code null}. */
+    public String actor() {
+        return frame.actor();
+    }
 
-	/** The latest minimum position given to this scope or an enclosing one; else {@code null}. */
-	public ConsistencyToken minimum() {
-		return token( frame.minimum() );
-	}
+    /** The latest minimum position given to this scope or an enclosing one; else {@code null}. */
+    public ConsistencyToken minimum() {
+        return token(frame.minimum());
+    }
 
-	/**
-	 * The position of the latest commit of a write made inside this scope (or a scope nested in it),
-	 * or {@code null} if nothing was committed here. Hand it to callers as the token for their next read.
-	 */
-	public ConsistencyToken lastCommit() {
-		return token( frame.lastCommit() );
-	}
+    /**
+     * The position of the latest commit of a write made inside this scope (or a scope nested in it),
+     * or {@code null} if nothing was committed here. Hand it to callers as the token for their next read.
+     */
+    public ConsistencyToken lastCommit() {
+        return token(frame.lastCommit());
+    }
 
-	/** Whether work inside this scope (or a scope nested in it) has written. */
-	public boolean hasWritten() {
-		return frame.hasWritten();
-	}
+    /** Whether work inside this scope (or a scope nested in it) has written. */
+    public boolean hasWritten() {
+        return frame.hasWritten();
+    }
 
-	private static ConsistencyToken token(long position) {
-		return position == Lsn.UNKNOWN ? null : ConsistencyToken.ofPosition( position );
-	}
+    private static ConsistencyToken token(long position) {
+        return position == Lsn.UNKNOWN ? null : ConsistencyToken.ofPosition(position);
+    }
 
-	/**
-	 * Unbinds this scope from the thread, making its parent current again.
-	 *
-	 * @throws IllegalStateException if called from another thread or while a nested scope is still open
-	 */
-	@Override
-	public void close() {
-		frame.close();
-	}
+    /**
+     * Unbinds this scope from the thread, making its parent current again.
+     *
+     * @throws IllegalStateException if called from another thread or while a nested scope is still open
+     */
+    @Override
+    public void close() {
+        frame.close();
+    }
 }

@@ -1,12 +1,10 @@
 package io.github.hibernaterouting.routing;
 
+import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
+import jakarta.persistence.EntityManagerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-
-import jakarta.persistence.EntityManagerFactory;
-
-import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 
 /**
  * A snapshot of routing in one persistence unit, for status pages and health endpoints: each
@@ -18,55 +16,66 @@ import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
  */
 public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
 
-	/**
-	 * One server.
-	 *
-	 * @param name {@code primary}, {@code replica1}, …
-	 * @param primary whether this is the primary
-	 * @param up for a replica: answered its last check and its circuit breaker is closed; always true for the primary
-	 * @param lagBytes WAL left to replay at the last check; 0 for the primary, -1 if unknown
-	 * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
-	 * @param reads read statements this node ran
-	 * @param writes statements that were not provably read-only (primary only)
-	 * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
-	 */
-	public record Node(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes,
-			Pool pool) {
-	}
+    /**
+     * One server.
+     *
+     * @param name {@code primary}, {@code replica1}, …
+     * @param primary whether this is the primary
+     * @param up for a replica: answered its last check and its circuit breaker is closed; always true for the primary
+     * @param lagBytes WAL left to replay at the last check; 0 for the primary, -1 if unknown
+     * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
+     * @param reads read statements this node ran
+     * @param writes statements that were not provably read-only (primary only)
+     * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
+     */
+    public record Node(
+            String name,
+            boolean primary,
+            boolean up,
+            long lagBytes,
+            double lagSeconds,
+            long reads,
+            long writes,
+            Pool pool) {}
 
-	/**
-	 * The connections of one of the library's own pools.
-	 *
-	 * @param active connections borrowed by the application right now
-	 * @param idle connections waiting in the pool
-	 * @param maximum the pool's maximum size
-	 */
-	public record Pool(int active, int idle, int maximum) {
-	}
+    /**
+     * The connections of one of the library's own pools.
+     *
+     * @param active connections borrowed by the application right now
+     * @param idle connections waiting in the pool
+     * @param maximum the pool's maximum size
+     */
+    public record Pool(int active, int idle, int maximum) {}
 
-	/**
-	 * One routing decision.
-	 *
-	 * @param at when it was made
-	 * @param node the node that ran the statement
-	 * @param reason why, as in the {@code reason} tag of the meters ({@code read}, {@code write}, {@code escalated}, …)
-	 */
-	public record Decision(Instant at, String node, String reason) {
-	}
+    /**
+     * One routing decision.
+     *
+     * @param at when it was made
+     * @param node the node that ran the statement
+     * @param reason why, as in the {@code reason} tag of the meters ({@code read}, {@code write}, {@code escalated}, …)
+     */
+    public record Decision(Instant at, String node, String reason) {}
 
-	/** The status of {@code emf}'s routing, or {@code null} when routing is off for it. */
-	public static RoutingStatus of(EntityManagerFactory emf) {
-		final RoutingRuntime runtime = RoutingRuntime.of( emf );
-		if ( runtime == null ) {
-			return null;
-		}
-		final List<Node> nodes = new ArrayList<>();
-		runtime.forEachNode( (name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum) ->
-				nodes.add( new Node( name, primary, up, lagBytes, lagSeconds, reads, writes,
-						maximum < 0 ? null : new Pool( active, idle, maximum ) ) ) );
-		final List<Decision> decisions = new ArrayList<>();
-		runtime.forEachDecision( (epochMillis, node, reason) ->
-				decisions.add( new Decision( Instant.ofEpochMilli( epochMillis ), node, reason ) ) );
-		return new RoutingStatus( List.copyOf( nodes ), List.copyOf( decisions ) );
-	}
+    /** The status of {@code emf}'s routing, or {@code null} when routing is off for it. */
+    public static RoutingStatus of(EntityManagerFactory emf) {
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (runtime == null) {
+            return null;
+        }
+        final List<Node> nodes = new ArrayList<>();
+        runtime.forEachNode(
+                (name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum) -> nodes.add(new Node(
+                        name,
+                        primary,
+                        up,
+                        lagBytes,
+                        lagSeconds,
+                        reads,
+                        writes,
+                        maximum < 0 ? null : new Pool(active, idle, maximum))));
+        final List<Decision> decisions = new ArrayList<>();
+        runtime.forEachDecision((epochMillis, node, reason) ->
+                decisions.add(new Decision(Instant.ofEpochMilli(epochMillis), node, reason)));
+        return new RoutingStatus(List.copyOf(nodes), List.copyOf(decisions));
+    }
 }

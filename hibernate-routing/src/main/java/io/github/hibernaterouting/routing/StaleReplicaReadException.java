@@ -12,24 +12,24 @@ import org.hibernate.StaleStateException;
  * {@link Strategy#PRIMARY}.
  */
 public class StaleReplicaReadException extends StaleStateException {
-	private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-	private final String entityName;
-	private final transient Object identifier;
+    private final String entityName;
+    private final transient Object identifier;
 
-	public StaleReplicaReadException(String entityName, Object identifier, String what) {
-		super( "Entity " + entityName + " with id " + identifier + " was read from a replica and " + what
-				+ " on the primary since; refusing to overwrite it. Fix: add a @Version attribute to "
-				+ entityName + ", or run this unit of work with Strategy.PRIMARY" );
-		this.entityName = entityName;
-		this.identifier = identifier;
-	}
+    public StaleReplicaReadException(String entityName, Object identifier, String what) {
+        super("Entity " + entityName + " with id " + identifier + " was read from a replica and " + what
+                + " on the primary since; refusing to overwrite it. Fix: add a @Version attribute to "
+                + entityName + ", or run this unit of work with Strategy.PRIMARY");
+        this.entityName = entityName;
+        this.identifier = identifier;
+    }
 
-	public String getEntityName() {
-		return entityName;
-	}
+    public String getEntityName() {
+        return entityName;
+    }
 
-	public Object getIdentifier() {
-		return identifier;
-	}
+    public Object getIdentifier() {
+        return identifier;
+    }
 }

@@ -1,18 +1,5 @@
 package io.github.hibernaterouting.sample;
 
-import java.util.HashMap;
-import java.util.Locale;
-import java.util.Map;
-
-import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.Persistence;
-import jakarta.servlet.ServletContext;
-import jakarta.servlet.ServletContextEvent;
-import jakarta.servlet.ServletContextListener;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StampedWork;
 import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
@@ -21,6 +8,16 @@ import io.github.hibernaterouting.sample.worker.WordCountWorker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts and stops what the web application shares: the persistence unit {@code sample}, the
@@ -33,139 +30,144 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * the environment ({@link Servers#fromEnvironment}).
  */
 public class SampleBootstrap implements ServletContextListener {
-	/** Context init-param (and, upper-cased, environment variable {@code SAMPLE_WORKER_WHEN_BEHIND}): {@code RETRY} or {@code PRIMARY}. */
-	public static final String WORKER_WHEN_BEHIND = "sample.worker.whenBehind";
+    /** Context init-param (and, upper-cased, environment variable {@code SAMPLE_WORKER_WHEN_BEHIND}): {@code RETRY} or {@code PRIMARY}. */
+    public static final String WORKER_WHEN_BEHIND = "sample.worker.whenBehind";
 
-	private static final Logger LOG = LoggerFactory.getLogger( SampleBootstrap.class );
-	private static final String REGISTRY = PrometheusMeterRegistry.class.getName();
-	private static final String WORKER = WordCountWorker.class.getName();
-	private static final String EVENTS = NoteEvents.class.getName();
-	private static final String NODE_NAMES = NodeNames.class.getName();
+    private static final Logger LOG = LoggerFactory.getLogger(SampleBootstrap.class);
+    private static final String REGISTRY = PrometheusMeterRegistry.class.getName();
+    private static final String WORKER = WordCountWorker.class.getName();
+    private static final String EVENTS = NoteEvents.class.getName();
+    private static final String NODE_NAMES = NodeNames.class.getName();
 
-	@Override
-	public void contextInitialized(ServletContextEvent event) {
-		final ServletContext context = event.getServletContext();
-		Servers servers = (Servers) context.getAttribute( Servers.ATTRIBUTE );
-		if ( servers == null ) {
-			servers = Servers.fromEnvironment( System.getenv() );
-		}
-		if ( servers == null ) {
-			throw new IllegalStateException( "No database: set " + Servers.PRIMARY_URL_ENV + ", " + Servers.USER_ENV + ", "
-					+ Servers.PASSWORD_ENV + " and " + Servers.REPLICA_URLS_ENV + " (see the sample's README), "
-					+ "or start the sample with its main class, which starts a primary and two replicas itself" );
-		}
-		LOG.info( "Sample servers: {}", servers );
-		Schema.apply( servers );
+    @Override
+    public void contextInitialized(ServletContextEvent event) {
+        final ServletContext context = event.getServletContext();
+        Servers servers = (Servers) context.getAttribute(Servers.ATTRIBUTE);
+        if (servers == null) {
+            servers = Servers.fromEnvironment(System.getenv());
+        }
+        if (servers == null) {
+            throw new IllegalStateException(
+                    "No database: set " + Servers.PRIMARY_URL_ENV + ", " + Servers.USER_ENV + ", "
+                            + Servers.PASSWORD_ENV + " and " + Servers.REPLICA_URLS_ENV + " (see the sample's README), "
+                            + "or start the sample with its main class, which starts a primary and two replicas itself");
+        }
+        LOG.info("Sample servers: {}", servers);
+        Schema.apply(servers);
 
-		final PrometheusMeterRegistry registry = new PrometheusMeterRegistry( PrometheusConfig.DEFAULT );
-		final EntityManagerFactory emf = Persistence.createEntityManagerFactory( "sample", persistenceProperties( servers, registry ) );
-		final NoteEvents events = new NoteEvents();
-		final WordCountWorker worker = new WordCountWorker( emf, servers.nodeNames(), whenBehind( context ),
-				(message, count) -> events.publish( message.ownerId(), "note-counted", Map.of(
-						"noteId", count.getNoteId(),
-						"words", count.getWords(),
-						"readFrom", count.getReadFrom(),
-						"deliveries", count.getAttempts() ) ) );
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final EntityManagerFactory emf =
+                Persistence.createEntityManagerFactory("sample", persistenceProperties(servers, registry));
+        final NoteEvents events = new NoteEvents();
+        final WordCountWorker worker = new WordCountWorker(
+                emf,
+                servers.nodeNames(),
+                whenBehind(context),
+                (message, count) -> events.publish(
+                        message.ownerId(),
+                        "note-counted",
+                        Map.of(
+                                "noteId", count.getNoteId(),
+                                "words", count.getWords(),
+                                "readFrom", count.getReadFrom(),
+                                "deliveries", count.getAttempts())));
 
-		context.setAttribute( ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, emf );
-		context.setAttribute( REGISTRY, registry );
-		context.setAttribute( WORKER, worker );
-		context.setAttribute( EVENTS, events );
-		context.setAttribute( NODE_NAMES, servers.nodeNames() );
-	}
+        context.setAttribute(ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, emf);
+        context.setAttribute(REGISTRY, registry);
+        context.setAttribute(WORKER, worker);
+        context.setAttribute(EVENTS, events);
+        context.setAttribute(NODE_NAMES, servers.nodeNames());
+    }
 
-	/**
-	 * What {@code persistence.xml} cannot hold: the servers, which differ per deployment, and the
-	 * meter registry, which is an object. Everything else is in {@code persistence.xml}.
-	 */
-	private static Map<String, Object> persistenceProperties(Servers servers, PrometheusMeterRegistry registry) {
-		final Map<String, Object> properties = new HashMap<>();
-		properties.put( "jakarta.persistence.jdbc.url", servers.primaryUrl() );
-		properties.put( "jakarta.persistence.jdbc.user", servers.user() );
-		properties.put( "jakarta.persistence.jdbc.password", servers.password() );
-		if ( !servers.replicaUrls().isEmpty() ) {
-			properties.put( RoutingSettings.REPLICA_URLS, String.join( ",", servers.replicaUrls() ) );
-		}
-		if ( servers.redisUri() != null ) {
-			properties.put( RoutingSettings.REDIS_URI, servers.redisUri() );
-		}
-		properties.put( RoutingSettings.METER_REGISTRY, registry );
-		return properties;
-	}
+    /**
+     * What {@code persistence.xml} cannot hold: the servers, which differ per deployment, and the
+     * meter registry, which is an object. Everything else is in {@code persistence.xml}.
+     */
+    private static Map<String, Object> persistenceProperties(Servers servers, PrometheusMeterRegistry registry) {
+        final Map<String, Object> properties = new HashMap<>();
+        properties.put("jakarta.persistence.jdbc.url", servers.primaryUrl());
+        properties.put("jakarta.persistence.jdbc.user", servers.user());
+        properties.put("jakarta.persistence.jdbc.password", servers.password());
+        if (!servers.replicaUrls().isEmpty()) {
+            properties.put(RoutingSettings.REPLICA_URLS, String.join(",", servers.replicaUrls()));
+        }
+        if (servers.redisUri() != null) {
+            properties.put(RoutingSettings.REDIS_URI, servers.redisUri());
+        }
+        properties.put(RoutingSettings.METER_REGISTRY, registry);
+        return properties;
+    }
 
-	private static StampedWork.WhenBehind whenBehind(ServletContext context) {
-		String value = System.getenv( "SAMPLE_WORKER_WHEN_BEHIND" );
-		if ( value == null || value.isBlank() ) {
-			value = context.getInitParameter( WORKER_WHEN_BEHIND );
-		}
-		if ( value == null || value.isBlank() ) {
-			return StampedWork.WhenBehind.RETRY;
-		}
-		try {
-			return StampedWork.WhenBehind.valueOf( value.trim().toUpperCase( Locale.ROOT ) );
-		}
-		catch (IllegalArgumentException e) {
-			throw new IllegalStateException( WORKER_WHEN_BEHIND + " must be RETRY or PRIMARY, not '" + value + "'", e );
-		}
-	}
+    private static StampedWork.WhenBehind whenBehind(ServletContext context) {
+        String value = System.getenv("SAMPLE_WORKER_WHEN_BEHIND");
+        if (value == null || value.isBlank()) {
+            value = context.getInitParameter(WORKER_WHEN_BEHIND);
+        }
+        if (value == null || value.isBlank()) {
+            return StampedWork.WhenBehind.RETRY;
+        }
+        try {
+            return StampedWork.WhenBehind.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(WORKER_WHEN_BEHIND + " must be RETRY or PRIMARY, not '" + value + "'", e);
+        }
+    }
 
-	@Override
-	public void contextDestroyed(ServletContextEvent event) {
-		final ServletContext context = event.getServletContext();
-		// Reverse order of start: nothing may use the persistence unit once it is closed.
-		close( context, WORKER );
-		close( context, EVENTS );
-		close( context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY );
-		close( context, REGISTRY );
-	}
+    @Override
+    public void contextDestroyed(ServletContextEvent event) {
+        final ServletContext context = event.getServletContext();
+        // Reverse order of start: nothing may use the persistence unit once it is closed.
+        close(context, WORKER);
+        close(context, EVENTS);
+        close(context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY);
+        close(context, REGISTRY);
+    }
 
-	private static void close(ServletContext context, String attribute) {
-		final Object value = context.getAttribute( attribute );
-		context.removeAttribute( attribute );
-		try {
-			if ( value instanceof AutoCloseable closeable ) {
-				closeable.close();
-			}
-			else if ( value instanceof MeterRegistry registry ) {
-				registry.close();
-			}
-		}
-		catch (Exception e) {
-			LOG.warn( "Could not close {}", attribute, e );
-		}
-	}
+    private static void close(ServletContext context, String attribute) {
+        final Object value = context.getAttribute(attribute);
+        context.removeAttribute(attribute);
+        try {
+            if (value instanceof AutoCloseable closeable) {
+                closeable.close();
+            } else if (value instanceof MeterRegistry registry) {
+                registry.close();
+            }
+        } catch (Exception e) {
+            LOG.warn("Could not close {}", attribute, e);
+        }
+    }
 
-	/** The persistence unit. */
-	public static EntityManagerFactory entityManagerFactory(ServletContext context) {
-		return required( context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, EntityManagerFactory.class );
-	}
+    /** The persistence unit. */
+    public static EntityManagerFactory entityManagerFactory(ServletContext context) {
+        return required(context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, EntityManagerFactory.class);
+    }
 
-	/** The registry behind {@code /metrics}. */
-	public static PrometheusMeterRegistry meterRegistry(ServletContext context) {
-		return required( context, REGISTRY, PrometheusMeterRegistry.class );
-	}
+    /** The registry behind {@code /metrics}. */
+    public static PrometheusMeterRegistry meterRegistry(ServletContext context) {
+        return required(context, REGISTRY, PrometheusMeterRegistry.class);
+    }
 
-	/** The background worker. */
-	public static WordCountWorker worker(ServletContext context) {
-		return required( context, WORKER, WordCountWorker.class );
-	}
+    /** The background worker. */
+    public static WordCountWorker worker(ServletContext context) {
+        return required(context, WORKER, WordCountWorker.class);
+    }
 
-	/** The open event streams. */
-	public static NoteEvents events(ServletContext context) {
-		return required( context, EVENTS, NoteEvents.class );
-	}
+    /** The open event streams. */
+    public static NoteEvents events(ServletContext context) {
+        return required(context, EVENTS, NoteEvents.class);
+    }
 
-	/** The port→name map behind {@code X-Served-By}. */
-	public static NodeNames nodeNames(ServletContext context) {
-		return required( context, NODE_NAMES, NodeNames.class );
-	}
+    /** The port→name map behind {@code X-Served-By}. */
+    public static NodeNames nodeNames(ServletContext context) {
+        return required(context, NODE_NAMES, NodeNames.class);
+    }
 
-	private static <T> T required(ServletContext context, String attribute, Class<T> type) {
-		final Object value = context.getAttribute( attribute );
-		if ( value == null ) {
-			throw new IllegalStateException( "Servlet context attribute '" + attribute + "' is not set: "
-					+ SampleBootstrap.class.getName() + " must be registered as a listener in web.xml" );
-		}
-		return type.cast( value );
-	}
+    private static <T> T required(ServletContext context, String attribute, Class<T> type) {
+        final Object value = context.getAttribute(attribute);
+        if (value == null) {
+            throw new IllegalStateException("Servlet context attribute '" + attribute + "' is not set: "
+                    + SampleBootstrap.class.getName() + " must be registered as a listener in web.xml");
+        }
+        return type.cast(value);
+    }
 }

@@ -18,44 +18,43 @@ import java.util.Properties;
  * checks the users table and its {@code pg_lsn} column at bootstrap.
  */
 final class Schema {
-	private static final String SCRIPT = "/db/schema.sql";
+    private static final String SCRIPT = "/db/schema.sql";
 
-	private Schema() {
-	}
+    private Schema() {}
 
-	/**
-	 * Runs the script on the primary; idempotent.
-	 *
-	 * @throws IllegalStateException naming the server (never the password) if it fails
-	 */
-	static void apply(Servers servers) {
-		final Properties credentials = new Properties();
-		credentials.setProperty( "user", servers.user() );
-		credentials.setProperty( "password", servers.password() == null ? "" : servers.password() );
-		try (Connection connection = DriverManager.getConnection( servers.primaryUrl(), credentials );
-				Statement statement = connection.createStatement()) {
-			// The script has no semicolons inside statements, so splitting on them is enough.
-			for ( String sql : script().split( ";" ) ) {
-				if ( !sql.replaceAll( "(?m)^\\s*--.*$", "" ).isBlank() ) {
-					statement.execute( sql );
-				}
-			}
-		}
-		catch (SQLException e) {
-			throw new IllegalStateException( "Could not create the sample's schema on the primary " + servers.primaryUrl()
-					+ " as " + servers.user() + ": " + e.getMessage(), e );
-		}
-	}
+    /**
+     * Runs the script on the primary; idempotent.
+     *
+     * @throws IllegalStateException naming the server (never the password) if it fails
+     */
+    static void apply(Servers servers) {
+        final Properties credentials = new Properties();
+        credentials.setProperty("user", servers.user());
+        credentials.setProperty("password", servers.password() == null ? "" : servers.password());
+        try (Connection connection = DriverManager.getConnection(servers.primaryUrl(), credentials);
+                Statement statement = connection.createStatement()) {
+            // The script has no semicolons inside statements, so splitting on them is enough.
+            for (String sql : script().split(";")) {
+                if (!sql.replaceAll("(?m)^\\s*--.*$", "").isBlank()) {
+                    statement.execute(sql);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "Could not create the sample's schema on the primary " + servers.primaryUrl() + " as "
+                            + servers.user() + ": " + e.getMessage(),
+                    e);
+        }
+    }
 
-	private static String script() {
-		try (InputStream in = Schema.class.getResourceAsStream( SCRIPT )) {
-			if ( in == null ) {
-				throw new IllegalStateException( SCRIPT + " is missing from the class path" );
-			}
-			return new String( in.readAllBytes(), StandardCharsets.UTF_8 );
-		}
-		catch (IOException e) {
-			throw new UncheckedIOException( e );
-		}
-	}
+    private static String script() {
+        try (InputStream in = Schema.class.getResourceAsStream(SCRIPT)) {
+            if (in == null) {
+                throw new IllegalStateException(SCRIPT + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

@@ -15,6 +15,17 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import io.github.hibernaterouting.testkit.RedisServer;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,25 +48,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import io.github.hibernaterouting.routing.ConsistencyMarkerException;
-import io.github.hibernaterouting.routing.ReadYourWrites;
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.testing.RoutingLeakCheck;
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresCluster;
-import io.github.hibernaterouting.testkit.PostgresClusterExtension;
-import io.github.hibernaterouting.testkit.RedisServer;
 
 /**
  * Faults injected into real servers while the library serves traffic (G5): a standby SIGKILLed under
@@ -66,479 +63,583 @@ import io.github.hibernaterouting.testkit.RedisServer;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class FaultIT {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis()
-			.configure( builder -> builder.serverSetting( "log_statement", "all" ) );
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2)
+            .withRedis()
+            .configure(builder -> builder.serverSetting("log_statement", "all"));
 
-	private static final int REPLICA_POOL_SIZE = 5;
+    private static final int REPLICA_POOL_SIZE = 5;
 
-	static PostgresCluster cluster;
-	static RedisServer redis;
-	static ExecutorService executor;
+    static PostgresCluster cluster;
+    static RedisServer redis;
+    static ExecutorService executor;
 
-	@BeforeAll
-	static void createSchema() throws SQLException {
-		cluster = DB.cluster();
-		redis = DB.redis();
-		onPrimary( cluster, "create table fault_rows (id bigserial primary key, writer int not null, seq int not null)" );
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		executor = Executors.newCachedThreadPool();
-	}
+    @BeforeAll
+    static void createSchema() throws SQLException {
+        cluster = DB.cluster();
+        redis = DB.redis();
+        onPrimary(cluster, "create table fault_rows (id bigserial primary key, writer int not null, seq int not null)");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        executor = Executors.newCachedThreadPool();
+    }
 
-	@AfterAll
-	static void stopExecutor() {
-		if ( executor != null ) {
-			executor.shutdownNow();
-		}
-	}
+    @AfterAll
+    static void stopExecutor() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
 
-	/** One read of the load, with when it started and who answered or how it failed. */
-	private record Read(long startNanos, Node node, String sqlState) {
-	}
+    /** One read of the load, with when it started and who answered or how it failed. */
+    private record Read(long startNanos, Node node, String sqlState) {}
 
-	private static void insertRow(EntityManagerFactory emf, int writer, int seq) {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			em.createNativeQuery( "insert into fault_rows (writer, seq) values (?, ?)" )
-					.setParameter( 1, writer )
-					.setParameter( 2, seq )
-					.executeUpdate();
-			em.getTransaction().commit();
-		}
-	}
+    private static void insertRow(EntityManagerFactory emf, int writer, int seq) {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.createNativeQuery("insert into fault_rows (writer, seq) values (?, ?)")
+                    .setParameter(1, writer)
+                    .setParameter(2, seq)
+                    .executeUpdate();
+            em.getTransaction().commit();
+        }
+    }
 
-	private static Read read(EntityManagerFactory emf) {
-		final long start = System.nanoTime();
-		try (EntityManager em = emf.createEntityManager()) {
-			final Object[] row = (Object[]) em.createNativeQuery( "select count(*), inet_server_port() from fault_rows" ).getSingleResult();
-			return new Read( start, cluster.nodeForPort( ( (Number) row[1] ).intValue() ), null );
-		}
-		catch (RuntimeException e) {
-			return new Read( start, null, sqlState( e ) );
-		}
-	}
+    private static Read read(EntityManagerFactory emf) {
+        final long start = System.nanoTime();
+        try (EntityManager em = emf.createEntityManager()) {
+            final Object[] row = (Object[]) em.createNativeQuery("select count(*), inet_server_port() from fault_rows")
+                    .getSingleResult();
+            return new Read(start, cluster.nodeForPort(((Number) row[1]).intValue()), null);
+        } catch (RuntimeException e) {
+            return new Read(start, null, sqlState(e));
+        }
+    }
 
-	private static Set<Node> nodesServing(EntityManagerFactory emf, int reads) {
-		final Set<Node> nodes = new HashSet<>();
-		for ( int i = 0; i < reads; i++ ) {
-			try (EntityManager em = emf.createEntityManager()) {
-				nodes.add( servedBy( cluster, em ) );
-			}
-		}
-		return nodes;
-	}
+    private static Set<Node> nodesServing(EntityManagerFactory emf, int reads) {
+        final Set<Node> nodes = new HashSet<>();
+        for (int i = 0; i < reads; i++) {
+            try (EntityManager em = emf.createEntityManager()) {
+                nodes.add(servedBy(cluster, em));
+            }
+        }
+        return nodes;
+    }
 
-	private static Set<Node> nodesServingActor(EntityManagerFactory emf, String actor, int reads) {
-		final Set<Node> nodes = new HashSet<>();
-		for ( int i = 0; i < reads; i++ ) {
-			try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open(); EntityManager em = emf.createEntityManager()) {
-				nodes.add( servedBy( cluster, em ) );
-			}
-		}
-		return nodes;
-	}
+    private static Set<Node> nodesServingActor(EntityManagerFactory emf, String actor, int reads) {
+        final Set<Node> nodes = new HashSet<>();
+        for (int i = 0; i < reads; i++) {
+            try (RoutingScope ignored = RoutingScope.builder().actor(actor).open();
+                    EntityManager em = emf.createEntityManager()) {
+                nodes.add(servedBy(cluster, em));
+            }
+        }
+        return nodes;
+    }
 
-	private static void awaitUntil(long deadlineNanos) {
-		while ( System.nanoTime() < deadlineNanos ) {
-			pause( 20 );
-		}
-	}
+    private static void awaitUntil(long deadlineNanos) {
+        while (System.nanoTime() < deadlineNanos) {
+            pause(20);
+        }
+    }
 
-	@Test
-	void standbyKilledUnderLoad_losesNoAcknowledgedWrite_failsOnlyReadsOnItsDeadConnections_readsFallBack_andItIsUsedAgainOnceStarted()
-			throws Exception {
-		final Node victim = cluster.standby( 1 );
-		final Node survivor = cluster.standby( 2 );
-		final long rowsBefore = longOnPrimary( cluster, "select count(*) from fault_rows" );
-		final EntityManagerFactory emf = emf( cluster, Map.of( RoutingSettings.REPLICA_FAILURE, "FALLBACK" ) );
-		final AtomicBoolean running = new AtomicBoolean( true );
-		final AtomicLong acknowledged = new AtomicLong();
-		final ConcurrentLinkedQueue<String> writeErrors = new ConcurrentLinkedQueue<>();
-		final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
-		final List<Future<?>> load = new ArrayList<>();
-		try (emf) {
-			for ( int w = 0; w < 2; w++ ) {
-				final int writer = w;
-				load.add( executor.submit( () -> {
-					for ( int seq = 0; running.get(); seq++ ) {
-						try {
-							insertRow( emf, writer, seq );
-							acknowledged.incrementAndGet();
-						}
-						catch (RuntimeException e) {
-							writeErrors.add( messages( e ) );
-						}
-					}
-				} ) );
-			}
-			for ( int r = 0; r < 3; r++ ) {
-				load.add( executor.submit( () -> {
-					while ( running.get() ) {
-						reads.add( read( emf ) );
-					}
-				} ) );
-			}
-			final long warmUpDeadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
-			while ( reads.stream().filter( r -> victim.equals( r.node() ) ).count() < 20 ) {
-				assertThat( System.nanoTime() ).as( "the victim serves reads before the kill" ).isLessThan( warmUpDeadline );
-				pause( 10 );
-			}
-			final long killedAt = System.nanoTime();
-			cluster.kill( victim );
-			// Load continues well past the point where the health check (100 ms) and the breaker take the victim out.
-			final long settledAt = killedAt + Duration.ofSeconds( 2 ).toNanos();
-			awaitUntil( killedAt + Duration.ofSeconds( 5 ).toNanos() );
-			running.set( false );
-			for ( Future<?> f : load ) {
-				f.get( 60, TimeUnit.SECONDS );
-			}
+    @Test
+    void
+            standbyKilledUnderLoad_losesNoAcknowledgedWrite_failsOnlyReadsOnItsDeadConnections_readsFallBack_andItIsUsedAgainOnceStarted()
+                    throws Exception {
+        final Node victim = cluster.standby(1);
+        final Node survivor = cluster.standby(2);
+        final long rowsBefore = longOnPrimary(cluster, "select count(*) from fault_rows");
+        final EntityManagerFactory emf = emf(cluster, Map.of(RoutingSettings.REPLICA_FAILURE, "FALLBACK"));
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicLong acknowledged = new AtomicLong();
+        final ConcurrentLinkedQueue<String> writeErrors = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+        final List<Future<?>> load = new ArrayList<>();
+        try (emf) {
+            for (int w = 0; w < 2; w++) {
+                final int writer = w;
+                load.add(executor.submit(() -> {
+                    for (int seq = 0; running.get(); seq++) {
+                        try {
+                            insertRow(emf, writer, seq);
+                            acknowledged.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            writeErrors.add(messages(e));
+                        }
+                    }
+                }));
+            }
+            for (int r = 0; r < 3; r++) {
+                load.add(executor.submit(() -> {
+                    while (running.get()) {
+                        reads.add(read(emf));
+                    }
+                }));
+            }
+            final long warmUpDeadline =
+                    System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (reads.stream().filter(r -> victim.equals(r.node())).count() < 20) {
+                assertThat(System.nanoTime())
+                        .as("the victim serves reads before the kill")
+                        .isLessThan(warmUpDeadline);
+                pause(10);
+            }
+            final long killedAt = System.nanoTime();
+            cluster.kill(victim);
+            // Load continues well past the point where the health check (100 ms) and the breaker take the victim out.
+            final long settledAt = killedAt + Duration.ofSeconds(2).toNanos();
+            awaitUntil(killedAt + Duration.ofSeconds(5).toNanos());
+            running.set(false);
+            for (Future<?> f : load) {
+                f.get(60, TimeUnit.SECONDS);
+            }
 
-			final List<Read> failed = reads.stream().filter( r -> r.sqlState() != null ).toList();
-			final List<Read> afterSettling = reads.stream().filter( r -> r.startNanos() > settledAt ).toList();
-			System.out.printf( "standby kill: %d acknowledged writes, %d write errors, %d reads, %d failed %s, %d reads after settling served by %s%n",
-					acknowledged.get(), writeErrors.size(), reads.size(), failed.size(),
-					failed.stream().collect( Collectors.groupingBy( Read::sqlState, TreeMap::new, Collectors.counting() ) ),
-					afterSettling.size(), afterSettling.stream().collect( Collectors.groupingBy( r -> String.valueOf( r.node() ), TreeMap::new, Collectors.counting() ) ) );
+            final List<Read> failed =
+                    reads.stream().filter(r -> r.sqlState() != null).toList();
+            final List<Read> afterSettling =
+                    reads.stream().filter(r -> r.startNanos() > settledAt).toList();
+            System.out.printf(
+                    "standby kill: %d acknowledged writes, %d write errors, %d reads, %d failed %s, %d reads after settling served by %s%n",
+                    acknowledged.get(),
+                    writeErrors.size(),
+                    reads.size(),
+                    failed.size(),
+                    failed.stream().collect(Collectors.groupingBy(Read::sqlState, TreeMap::new, Collectors.counting())),
+                    afterSettling.size(),
+                    afterSettling.stream()
+                            .collect(Collectors.groupingBy(
+                                    r -> String.valueOf(r.node()), TreeMap::new, Collectors.counting())));
 
-			assertThat( writeErrors ).as( "writes go to the primary, which stayed up" ).isEmpty();
-			assertThat( longOnPrimary( cluster, "select count(*) from fault_rows" ) - rowsBefore )
-					.as( "every acknowledged write is on the primary" ).isEqualTo( acknowledged.get() );
-			assertThat( failed ).as( "only connection failures, from statements on the killed standby" )
-					.allSatisfy( r -> assertThat( isConnectionFailure( r.sqlState() ) ).as( r.sqlState() ).isTrue() );
-			assertThat( failed ).as( "at most one failed read per pooled connection to the killed standby (the library does not re-run them)" )
-					.hasSizeLessThanOrEqualTo( REPLICA_POOL_SIZE );
-			assertThat( failed ).as( "no read fails once the breaker took the standby out" )
-					.allSatisfy( r -> assertThat( r.startNanos() ).isLessThanOrEqualTo( settledAt ) );
-			assertThat( afterSettling ).as( "reads keep being served after the kill" ).hasSizeGreaterThan( 20 );
-			assertThat( afterSettling ).as( "FALLBACK: the other standby (or the primary) serves them" )
-					.allSatisfy( r -> assertThat( r.node() ).isIn( survivor, cluster.primary() ) );
+            assertThat(writeErrors)
+                    .as("writes go to the primary, which stayed up")
+                    .isEmpty();
+            assertThat(longOnPrimary(cluster, "select count(*) from fault_rows") - rowsBefore)
+                    .as("every acknowledged write is on the primary")
+                    .isEqualTo(acknowledged.get());
+            assertThat(failed)
+                    .as("only connection failures, from statements on the killed standby")
+                    .allSatisfy(r -> assertThat(isConnectionFailure(r.sqlState()))
+                            .as(r.sqlState())
+                            .isTrue());
+            assertThat(failed)
+                    .as(
+                            "at most one failed read per pooled connection to the killed standby (the library does not re-run them)")
+                    .hasSizeLessThanOrEqualTo(REPLICA_POOL_SIZE);
+            assertThat(failed)
+                    .as("no read fails once the breaker took the standby out")
+                    .allSatisfy(r -> assertThat(r.startNanos()).isLessThanOrEqualTo(settledAt));
+            assertThat(afterSettling)
+                    .as("reads keep being served after the kill")
+                    .hasSizeGreaterThan(20);
+            assertThat(afterSettling)
+                    .as("FALLBACK: the other standby (or the primary) serves them")
+                    .allSatisfy(r -> assertThat(r.node()).isIn(survivor, cluster.primary()));
 
-			cluster.start( victim );
-			awaitReplicasUp( emf );
-			assertThat( nodesServing( emf, 10 ) ).as( "the restarted standby is used again, by the same persistence unit" )
-					.contains( victim );
-		}
-	}
+            cluster.start(victim);
+            awaitReplicasUp(emf);
+            assertThat(nodesServing(emf, 10))
+                    .as("the restarted standby is used again, by the same persistence unit")
+                    .contains(victim);
+        }
+    }
 
-	@Test
-	void readInFlightOnKilledStandby_failsWithConnectionError_andIsNotRerunOnAnotherServer() throws Exception {
-		final Node victim = cluster.standby( 2 );
-		final String tag = "tag-" + UUID.randomUUID();
-		final EntityManagerFactory emf = emf( cluster, Map.of( RoutingSettings.REPLICA_FAILURE, "FALLBACK" ) );
-		try (emf) {
-			final Future<String> outcome = executor.submit( () -> {
-				for ( int attempt = 0; attempt < 20; attempt++ ) {
-					try (EntityManager em = emf.createEntityManager()) {
-						// The unit of work keeps its replica, so the slow read runs where servedBy ran.
-						if ( !victim.equals( servedBy( cluster, em ) ) ) {
-							continue;
-						}
-						try {
-							em.createNativeQuery( "select /* " + tag + " */ pg_sleep(30)" ).getSingleResult();
-							return "completed";
-						}
-						catch (RuntimeException e) {
-							return sqlState( e );
-						}
-					}
-				}
-				return "never routed to " + victim;
-			} );
-			awaitRunning( victim, tag );
-			final long killedAt = System.nanoTime();
-			cluster.kill( victim );
-			final String state = outcome.get( 20, TimeUnit.SECONDS );
-			final long failedAfterMillis = TimeUnit.NANOSECONDS.toMillis( System.nanoTime() - killedAt );
-			System.out.printf( "in-flight read on killed %s: SQLSTATE %s after %d ms%n", victim, state, failedAfterMillis );
+    @Test
+    void readInFlightOnKilledStandby_failsWithConnectionError_andIsNotRerunOnAnotherServer() throws Exception {
+        final Node victim = cluster.standby(2);
+        final String tag = "tag-" + UUID.randomUUID();
+        final EntityManagerFactory emf = emf(cluster, Map.of(RoutingSettings.REPLICA_FAILURE, "FALLBACK"));
+        try (emf) {
+            final Future<String> outcome = executor.submit(() -> {
+                for (int attempt = 0; attempt < 20; attempt++) {
+                    try (EntityManager em = emf.createEntityManager()) {
+                        // The unit of work keeps its replica, so the slow read runs where servedBy ran.
+                        if (!victim.equals(servedBy(cluster, em))) {
+                            continue;
+                        }
+                        try {
+                            em.createNativeQuery("select /* " + tag + " */ pg_sleep(30)")
+                                    .getSingleResult();
+                            return "completed";
+                        } catch (RuntimeException e) {
+                            return sqlState(e);
+                        }
+                    }
+                }
+                return "never routed to " + victim;
+            });
+            awaitRunning(victim, tag);
+            final long killedAt = System.nanoTime();
+            cluster.kill(victim);
+            final String state = outcome.get(20, TimeUnit.SECONDS);
+            final long failedAfterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+            System.out.printf(
+                    "in-flight read on killed %s: SQLSTATE %s after %d ms%n", victim, state, failedAfterMillis);
 
-			assertThat( isConnectionFailure( state ) ).as( "the caller sees a connection failure, not %s", state ).isTrue();
-			assertThat( failedAfterMillis ).as( "it fails when the server dies, not after the 30 s sleep" ).isLessThan( 10_000 );
-			assertThat( executionsInLog( victim, tag ) ).as( "it ran on the killed standby" ).isEqualTo( 1 );
-			assertThat( executionsInLog( cluster.primary(), tag ) + executionsInLog( cluster.standby( 1 ), tag ) )
-					.as( "it was not re-run on another server" ).isZero();
-		}
-	}
+            assertThat(isConnectionFailure(state))
+                    .as("the caller sees a connection failure, not %s", state)
+                    .isTrue();
+            assertThat(failedAfterMillis)
+                    .as("it fails when the server dies, not after the 30 s sleep")
+                    .isLessThan(10_000);
+            assertThat(executionsInLog(victim, tag))
+                    .as("it ran on the killed standby")
+                    .isEqualTo(1);
+            assertThat(executionsInLog(cluster.primary(), tag) + executionsInLog(cluster.standby(1), tag))
+                    .as("it was not re-run on another server")
+                    .isZero();
+        }
+    }
 
-	/** Waits until {@code node} runs a statement containing {@code tag}, by its {@code pg_stat_activity}. */
-	private static void awaitRunning(Node node, String tag) throws SQLException {
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 20 ).toNanos();
-		try (Connection c = cluster.adminConnection( node );
-				PreparedStatement s = c.prepareStatement( "select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
-						+ "and state = 'active' and strpos(query, ?) > 0" )) {
-			s.setString( 1, tag );
-			while ( true ) {
-				try (ResultSet rs = s.executeQuery()) {
-					rs.next();
-					if ( rs.getLong( 1 ) > 0 ) {
-						return;
-					}
-				}
-				assertThat( System.nanoTime() ).as( "%s never started running the tagged read", node ).isLessThan( deadline );
-				pause( 10 );
-			}
-		}
-	}
+    /** Waits until {@code node} runs a statement containing {@code tag}, by its {@code pg_stat_activity}. */
+    private static void awaitRunning(Node node, String tag) throws SQLException {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        try (Connection c = cluster.adminConnection(node);
+                PreparedStatement s =
+                        c.prepareStatement("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
+                                + "and state = 'active' and strpos(query, ?) > 0")) {
+            s.setString(1, tag);
+            while (true) {
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                assertThat(System.nanoTime())
+                        .as("%s never started running the tagged read", node)
+                        .isLessThan(deadline);
+                pause(10);
+            }
+        }
+    }
 
-	@Test
-	void primaryStopped_writesFailFastNamingTheRefusedServer_readsStayOnStandbys_andAllRecoverWithTheSamePersistenceUnit()
-			throws Exception {
-		final Node primary = cluster.primary();
-		final EntityManagerFactory emf = emf( cluster, Map.of( RoutingSettings.PRIMARY_CONNECTION_TIMEOUT, "1s" ) );
-		try (emf) {
-			insertRow( emf, 100, 0 );
-			final long rowsBefore = longOnPrimary( cluster, "select count(*) from fault_rows" );
-			cluster.stop( primary );
-			final List<String> downMessages = new ArrayList<>();
-			try {
-				for ( int attempt = 1; attempt <= 3; attempt++ ) {
-					final long start = System.nanoTime();
-					final Throwable failure = catchThrowable( () -> insertRow( emf, 100, 1 ) );
-					final long tookMillis = TimeUnit.NANOSECONDS.toMillis( System.nanoTime() - start );
-					assertThat( failure ).as( "a write while the primary is down fails" ).isNotNull();
-					assertThat( isConnectionFailure( sqlState( failure ) ) ).as( "SQLSTATE %s of %s", sqlState( failure ), messages( failure ) )
-							.isTrue();
-					assertThat( tookMillis ).as( "within the primary's connection timeout (1 s), not the default 30 s" ).isLessThan( 5_000 );
-					downMessages.add( messages( failure ) );
-				}
-				assertThat( downMessages.get( downMessages.size() - 1 ) ).as( "the message names the server that refused" )
-						.contains( "Connection to " + primary.host() + ":" + primary.port() + " refused" );
-				assertThat( nodesServing( emf, 4 ) ).as( "reads need no primary" ).doesNotContain( primary );
-			}
-			finally {
-				cluster.start( primary );
-			}
-			System.out.println( "primary down, last write error: " + downMessages.get( downMessages.size() - 1 ) );
+    @Test
+    void
+            primaryStopped_writesFailFastNamingTheRefusedServer_readsStayOnStandbys_andAllRecoverWithTheSamePersistenceUnit()
+                    throws Exception {
+        final Node primary = cluster.primary();
+        final EntityManagerFactory emf = emf(cluster, Map.of(RoutingSettings.PRIMARY_CONNECTION_TIMEOUT, "1s"));
+        try (emf) {
+            insertRow(emf, 100, 0);
+            final long rowsBefore = longOnPrimary(cluster, "select count(*) from fault_rows");
+            cluster.stop(primary);
+            final List<String> downMessages = new ArrayList<>();
+            try {
+                for (int attempt = 1; attempt <= 3; attempt++) {
+                    final long start = System.nanoTime();
+                    final Throwable failure = catchThrowable(() -> insertRow(emf, 100, 1));
+                    final long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    assertThat(failure)
+                            .as("a write while the primary is down fails")
+                            .isNotNull();
+                    assertThat(isConnectionFailure(sqlState(failure)))
+                            .as("SQLSTATE %s of %s", sqlState(failure), messages(failure))
+                            .isTrue();
+                    assertThat(tookMillis)
+                            .as("within the primary's connection timeout (1 s), not the default 30 s")
+                            .isLessThan(5_000);
+                    downMessages.add(messages(failure));
+                }
+                assertThat(downMessages.get(downMessages.size() - 1))
+                        .as("the message names the server that refused")
+                        .contains("Connection to " + primary.host() + ":" + primary.port() + " refused");
+                assertThat(nodesServing(emf, 4)).as("reads need no primary").doesNotContain(primary);
+            } finally {
+                cluster.start(primary);
+            }
+            System.out.println("primary down, last write error: " + downMessages.get(downMessages.size() - 1));
 
-			final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
-			int recoveryErrors = 0;
-			while ( true ) {
-				final Throwable failure = catchThrowable( () -> insertRow( emf, 100, 2 ) );
-				if ( failure == null ) {
-					break;
-				}
-				recoveryErrors++;
-				assertThat( isConnectionFailure( sqlState( failure ) ) ).as( "only connection failures while reconnecting: %s", messages( failure ) )
-						.isTrue();
-				assertThat( System.nanoTime() ).as( "writes work again after the primary started: %s", messages( failure ) ).isLessThan( deadline );
-				pause( 50 );
-			}
-			for ( int i = 0; i < 5; i++ ) {
-				insertRow( emf, 100, 3 + i );
-			}
-			System.out.println( "primary restart: " + recoveryErrors + " failed writes after the start, then 6 in a row succeeded" );
-			assertThat( longOnPrimary( cluster, "select count(*) from fault_rows" ) - rowsBefore )
-					.as( "nothing written while down, 6 rows after" ).isEqualTo( 6 );
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			awaitReplicasUp( emf );
-			assertThat( nodesServing( emf, 4 ) ).as( "reads use the standbys again" ).doesNotContain( primary );
-		}
-	}
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            int recoveryErrors = 0;
+            while (true) {
+                final Throwable failure = catchThrowable(() -> insertRow(emf, 100, 2));
+                if (failure == null) {
+                    break;
+                }
+                recoveryErrors++;
+                assertThat(isConnectionFailure(sqlState(failure)))
+                        .as("only connection failures while reconnecting: %s", messages(failure))
+                        .isTrue();
+                assertThat(System.nanoTime())
+                        .as("writes work again after the primary started: %s", messages(failure))
+                        .isLessThan(deadline);
+                pause(50);
+            }
+            for (int i = 0; i < 5; i++) {
+                insertRow(emf, 100, 3 + i);
+            }
+            System.out.println(
+                    "primary restart: " + recoveryErrors + " failed writes after the start, then 6 in a row succeeded");
+            assertThat(longOnPrimary(cluster, "select count(*) from fault_rows") - rowsBefore)
+                    .as("nothing written while down, 6 rows after")
+                    .isEqualTo(6);
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            awaitReplicasUp(emf);
+            assertThat(nodesServing(emf, 4)).as("reads use the standbys again").doesNotContain(primary);
+        }
+    }
 
-	@Test
-	void redisKilled_actorReadsUsePrimary_actorMutationsAreRefusedBeforeAnySql_andBothRecoverAfterRestart() throws Exception {
-		final Node primary = cluster.primary();
-		final String actor = "redis-actor-" + UUID.randomUUID();
-		final EntityManagerFactory emf = emf( cluster, Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s" ) );
-		try (emf) {
-			// A Redis that has just started has no data: for one window (1 s here) actors read from the primary.
-			awaitActorReadsOnStandbys( emf, actor );
-			redis.kill();
-			final String tag = "tag-" + UUID.randomUUID();
-			final long rowsBefore = longOnPrimary( cluster, "select count(*) from fault_rows" );
-			try {
-				assertThat( nodesServingActor( emf, actor, 4 ) ).as( "marker unreadable: the actor's reads use the primary" )
-						.containsExactly( primary );
-				final Throwable refused = catchThrowable( () -> {
-					try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open(); EntityManager em = emf.createEntityManager()) {
-						em.getTransaction().begin();
-						em.createNativeQuery( "insert /* " + tag + " */ into fault_rows (writer, seq) values (200, 0)" ).executeUpdate();
-						em.getTransaction().commit();
-					}
-				} );
-				assertThat( refused ).as( "the mutation is refused" ).isNotNull();
-				assertThat( causeChainHas( refused, ConsistencyMarkerException.class ) ).as( messages( refused ) ).isTrue();
-				assertThat( executionsInLog( primary, tag ) ).as( "the refused insert never reached the primary" ).isZero();
-				assertThat( longOnPrimary( cluster, "select count(*) from fault_rows" ) ).as( "no row" ).isEqualTo( rowsBefore );
-				assertThat( nodesServing( emf, 4 ) ).as( "reads without an actor need no marker" ).doesNotContain( primary );
-			}
-			finally {
-				redis.restart();
-			}
+    @Test
+    void redisKilled_actorReadsUsePrimary_actorMutationsAreRefusedBeforeAnySql_andBothRecoverAfterRestart()
+            throws Exception {
+        final Node primary = cluster.primary();
+        final String actor = "redis-actor-" + UUID.randomUUID();
+        final EntityManagerFactory emf =
+                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"));
+        try (emf) {
+            // A Redis that has just started has no data: for one window (1 s here) actors read from the primary.
+            awaitActorReadsOnStandbys(emf, actor);
+            redis.kill();
+            final String tag = "tag-" + UUID.randomUUID();
+            final long rowsBefore = longOnPrimary(cluster, "select count(*) from fault_rows");
+            try {
+                assertThat(nodesServingActor(emf, actor, 4))
+                        .as("marker unreadable: the actor's reads use the primary")
+                        .containsExactly(primary);
+                final Throwable refused = catchThrowable(() -> {
+                    try (RoutingScope ignored =
+                                    RoutingScope.builder().actor(actor).open();
+                            EntityManager em = emf.createEntityManager()) {
+                        em.getTransaction().begin();
+                        em.createNativeQuery("insert /* " + tag + " */ into fault_rows (writer, seq) values (200, 0)")
+                                .executeUpdate();
+                        em.getTransaction().commit();
+                    }
+                });
+                assertThat(refused).as("the mutation is refused").isNotNull();
+                assertThat(causeChainHas(refused, ConsistencyMarkerException.class))
+                        .as(messages(refused))
+                        .isTrue();
+                assertThat(executionsInLog(primary, tag))
+                        .as("the refused insert never reached the primary")
+                        .isZero();
+                assertThat(longOnPrimary(cluster, "select count(*) from fault_rows"))
+                        .as("no row")
+                        .isEqualTo(rowsBefore);
+                assertThat(nodesServing(emf, 4))
+                        .as("reads without an actor need no marker")
+                        .doesNotContain(primary);
+            } finally {
+                redis.restart();
+            }
 
-			final long deadline = System.nanoTime() + Duration.ofSeconds( 20 ).toNanos();
-			while ( true ) {
-				final Throwable failure = catchThrowable( () -> {
-					try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open()) {
-						insertRow( emf, 200, 1 );
-					}
-				} );
-				if ( failure == null ) {
-					break;
-				}
-				assertThat( causeChainHas( failure, ConsistencyMarkerException.class ) ).as( messages( failure ) ).isTrue();
-				assertThat( System.nanoTime() ).as( "mutations work again after Redis restarts" ).isLessThan( deadline );
-				pause( 50 );
-			}
-			assertThat( longOnPrimary( cluster, "select count(*) from fault_rows" ) ).as( "the mutation after recovery" ).isEqualTo( rowsBefore + 1 );
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			// The restarted Redis lost its data: one window on the primary, then standbys again.
-			awaitActorReadsOnStandbys( emf, actor );
-		}
-	}
+            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (true) {
+                final Throwable failure = catchThrowable(() -> {
+                    try (RoutingScope ignored =
+                            RoutingScope.builder().actor(actor).open()) {
+                        insertRow(emf, 200, 1);
+                    }
+                });
+                if (failure == null) {
+                    break;
+                }
+                assertThat(causeChainHas(failure, ConsistencyMarkerException.class))
+                        .as(messages(failure))
+                        .isTrue();
+                assertThat(System.nanoTime())
+                        .as("mutations work again after Redis restarts")
+                        .isLessThan(deadline);
+                pause(50);
+            }
+            assertThat(longOnPrimary(cluster, "select count(*) from fault_rows"))
+                    .as("the mutation after recovery")
+                    .isEqualTo(rowsBefore + 1);
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            // The restarted Redis lost its data: one window on the primary, then standbys again.
+            awaitActorReadsOnStandbys(emf, actor);
+        }
+    }
 
-	/** Waits (bounded) until the actor's reads are served by standbys only. */
-	private static void awaitActorReadsOnStandbys(EntityManagerFactory emf, String actor) {
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 15 ).toNanos();
-		while ( nodesServingActor( emf, actor, 4 ).contains( cluster.primary() ) ) {
-			assertThat( System.nanoTime() ).as( "the actor reads from standbys within the window" ).isLessThan( deadline );
-			pause( 100 );
-		}
-	}
+    /** Waits (bounded) until the actor's reads are served by standbys only. */
+    private static void awaitActorReadsOnStandbys(EntityManagerFactory emf, String actor) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (nodesServingActor(emf, actor, 4).contains(cluster.primary())) {
+            assertThat(System.nanoTime())
+                    .as("the actor reads from standbys within the window")
+                    .isLessThan(deadline);
+            pause(100);
+        }
+    }
 
-	@Test
-	void readCancelledByStatementTimeout_reachesCallerAs57014_andRunsExactlyOnce() throws Exception {
-		final String timeout = "?options=-c%20statement_timeout%3D200";
-		final EntityManagerFactory emf = emf( cluster, Map.of( RoutingSettings.REPLICA_URLS,
-				cluster.standbys().stream().map( n -> n.jdbcUrl() + timeout ).collect( Collectors.joining( "," ) ) ) );
-		try (emf) {
-			awaitReplicasUp( emf );
-			assertThat( nodesServing( emf, 4 ) ).as( "fast reads still run on the standbys" ).doesNotContain( cluster.primary() );
+    @Test
+    void readCancelledByStatementTimeout_reachesCallerAs57014_andRunsExactlyOnce() throws Exception {
+        final String timeout = "?options=-c%20statement_timeout%3D200";
+        final EntityManagerFactory emf = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.REPLICA_URLS,
+                        cluster.standbys().stream()
+                                .map(n -> n.jdbcUrl() + timeout)
+                                .collect(Collectors.joining(","))));
+        try (emf) {
+            awaitReplicasUp(emf);
+            assertThat(nodesServing(emf, 4))
+                    .as("fast reads still run on the standbys")
+                    .doesNotContain(cluster.primary());
 
-			final String autoCommitTag = "tag-" + UUID.randomUUID();
-			final long start = System.nanoTime();
-			final Throwable outside = catchThrowable( () -> {
-				try (EntityManager em = emf.createEntityManager()) {
-					em.createNativeQuery( "select /* " + autoCommitTag + " */ pg_sleep(2)" ).getSingleResult();
-				}
-			} );
-			final long tookMillis = TimeUnit.NANOSECONDS.toMillis( System.nanoTime() - start );
-			assertThat( outside ).isNotNull();
-			assertThat( sqlState( outside ) ).as( messages( outside ) ).isEqualTo( "57014" );
-			assertThat( tookMillis ).as( "cancelled, not run to the end (or twice)" ).isLessThan( 2_000 );
-			assertExecutedOnceOnAStandby( autoCommitTag );
+            final String autoCommitTag = "tag-" + UUID.randomUUID();
+            final long start = System.nanoTime();
+            final Throwable outside = catchThrowable(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.createNativeQuery("select /* " + autoCommitTag + " */ pg_sleep(2)")
+                            .getSingleResult();
+                }
+            });
+            final long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(outside).isNotNull();
+            assertThat(sqlState(outside)).as(messages(outside)).isEqualTo("57014");
+            assertThat(tookMillis)
+                    .as("cancelled, not run to the end (or twice)")
+                    .isLessThan(2_000);
+            assertExecutedOnceOnAStandby(autoCommitTag);
 
-			final String transactionTag = "tag-" + UUID.randomUUID();
-			final Throwable inside = catchThrowable( () -> {
-				try (EntityManager em = emf.createEntityManager()) {
-					em.getTransaction().begin();
-					try {
-						em.createNativeQuery( "select /* " + transactionTag + " */ pg_sleep(2)" ).getSingleResult();
-					}
-					finally {
-						em.getTransaction().rollback();
-					}
-				}
-			} );
-			assertThat( inside ).isNotNull();
-			assertThat( sqlState( inside ) ).as( messages( inside ) ).isEqualTo( "57014" );
-			assertExecutedOnceOnAStandby( transactionTag );
-		}
-	}
+            final String transactionTag = "tag-" + UUID.randomUUID();
+            final Throwable inside = catchThrowable(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.getTransaction().begin();
+                    try {
+                        em.createNativeQuery("select /* " + transactionTag + " */ pg_sleep(2)")
+                                .getSingleResult();
+                    } finally {
+                        em.getTransaction().rollback();
+                    }
+                }
+            });
+            assertThat(inside).isNotNull();
+            assertThat(sqlState(inside)).as(messages(inside)).isEqualTo("57014");
+            assertExecutedOnceOnAStandby(transactionTag);
+        }
+    }
 
-	private static void assertExecutedOnceOnAStandby(String tag) throws IOException {
-		long total = 0;
-		long onStandbys = 0;
-		for ( Node node : cluster.nodes() ) {
-			final long executions = executionsInLog( node, tag );
-			total += executions;
-			onStandbys += node.isPrimary() ? 0 : executions;
-		}
-		assertThat( total ).as( "executions of %s in all server logs", tag ).isEqualTo( 1 );
-		assertThat( onStandbys ).as( "it ran on a standby" ).isEqualTo( 1 );
-	}
+    private static void assertExecutedOnceOnAStandby(String tag) throws IOException {
+        long total = 0;
+        long onStandbys = 0;
+        for (Node node : cluster.nodes()) {
+            final long executions = executionsInLog(node, tag);
+            total += executions;
+            onStandbys += node.isPrimary() ? 0 : executions;
+        }
+        assertThat(total).as("executions of %s in all server logs", tag).isEqualTo(1);
+        assertThat(onStandbys).as("it ran on a standby").isEqualTo(1);
+    }
 
-	/**
-	 * G2 for "any application instance": the marker is the only thing that carries the actor's stamp
-	 * to another instance. Redis restarted without its data (no persistence, a failover to an empty
-	 * replica, an eviction) loses it while both standbys still lack the write.
-	 */
-	@Test
-	void redisRestartedWithoutItsData_anotherInstanceStillReadsTheActorsWrite() {
-		final String actor = "marker-actor-" + UUID.randomUUID();
-		final int seq = (int) ( System.nanoTime() & 0x3fffffff );
-		// Paused standbys stay eligible (no time bound), so only the actor's stamp keeps the actor off them.
-		final Map<String, Object> shared = Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.MAX_REPLICA_LAG, "0" );
-		final EntityManagerFactory instanceA = emf( cluster, shared );
-		final EntityManagerFactory instanceB = emf( cluster, shared );
-		try (instanceA; instanceB) {
-			awaitMarkerStorable( instanceA );
-			awaitMarkerStorable( instanceB );
-			cluster.standbys().forEach( cluster::pauseReplay );
-			try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open()) {
-				insertRow( instanceA, 300, seq );
-			}
-			assertThat( actorSeesRow( instanceB, actor, seq ) ).as( "before: B reads the write through the marker" ).isTrue();
-			redis.restart();
-			// Until B has reconnected, its marker reads fail and send the actor to the primary (G5); wait for that to end.
-			awaitMarkerStorable( instanceB );
-			assertThat( nodesServing( instanceB, 4 ) ).as( "B reads from the paused standbys when nothing forbids it" )
-					.doesNotContain( cluster.primary() );
-			assertThat( actorSeesRow( instanceB, actor, seq ) ).as( "after Redis came back empty, B must still read the actor's write" )
-					.isTrue();
-		}
-	}
+    /**
+     * G2 for "any application instance": the marker is the only thing that carries the actor's stamp
+     * to another instance. Redis restarted without its data (no persistence, a failover to an empty
+     * replica, an eviction) loses it while both standbys still lack the write.
+     */
+    @Test
+    void redisRestartedWithoutItsData_anotherInstanceStillReadsTheActorsWrite() {
+        final String actor = "marker-actor-" + UUID.randomUUID();
+        final int seq = (int) (System.nanoTime() & 0x3fffffff);
+        // Paused standbys stay eligible (no time bound), so only the actor's stamp keeps the actor off them.
+        final Map<String, Object> shared =
+                Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.MAX_REPLICA_LAG, "0");
+        final EntityManagerFactory instanceA = emf(cluster, shared);
+        final EntityManagerFactory instanceB = emf(cluster, shared);
+        try (instanceA;
+                instanceB) {
+            awaitMarkerStorable(instanceA);
+            awaitMarkerStorable(instanceB);
+            cluster.standbys().forEach(cluster::pauseReplay);
+            try (RoutingScope ignored = RoutingScope.builder().actor(actor).open()) {
+                insertRow(instanceA, 300, seq);
+            }
+            assertThat(actorSeesRow(instanceB, actor, seq))
+                    .as("before: B reads the write through the marker")
+                    .isTrue();
+            redis.restart();
+            // Until B has reconnected, its marker reads fail and send the actor to the primary (G5); wait for that to
+            // end.
+            awaitMarkerStorable(instanceB);
+            assertThat(nodesServing(instanceB, 4))
+                    .as("B reads from the paused standbys when nothing forbids it")
+                    .doesNotContain(cluster.primary());
+            assertThat(actorSeesRow(instanceB, actor, seq))
+                    .as("after Redis came back empty, B must still read the actor's write")
+                    .isTrue();
+        }
+    }
 
-	/** Waits until {@code emf} can store a marker (of a throwaway actor), i.e. its Redis connection works. */
-	private static void awaitMarkerStorable(EntityManagerFactory emf) {
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 20 ).toNanos();
-		while ( catchThrowable( () -> ReadYourWrites.beforeMutation( emf, "probe-" + UUID.randomUUID() ) ) != null ) {
-			assertThat( System.nanoTime() ).as( "the persistence unit reaches Redis" ).isLessThan( deadline );
-			pause( 50 );
-		}
-	}
+    /** Waits until {@code emf} can store a marker (of a throwaway actor), i.e. its Redis connection works. */
+    private static void awaitMarkerStorable(EntityManagerFactory emf) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (catchThrowable(() -> ReadYourWrites.beforeMutation(emf, "probe-" + UUID.randomUUID())) != null) {
+            assertThat(System.nanoTime())
+                    .as("the persistence unit reaches Redis")
+                    .isLessThan(deadline);
+            pause(50);
+        }
+    }
 
-	private static boolean actorSeesRow(EntityManagerFactory emf, String actor, int seq) {
-		try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open(); EntityManager em = emf.createEntityManager()) {
-			final Object[] row = (Object[]) em.createNativeQuery( "select count(*), inet_server_port() from fault_rows where writer = 300 and seq = ?" )
-					.setParameter( 1, seq ).getSingleResult();
-			System.out.printf( "%s read %s matching rows, served by %s%n", actor, row[0], cluster.nodeForPort( ( (Number) row[1] ).intValue() ) );
-			return ( (Number) row[0] ).longValue() == 1;
-		}
-	}
+    private static boolean actorSeesRow(EntityManagerFactory emf, String actor, int seq) {
+        try (RoutingScope ignored = RoutingScope.builder().actor(actor).open();
+                EntityManager em = emf.createEntityManager()) {
+            final Object[] row = (Object[]) em.createNativeQuery(
+                            "select count(*), inet_server_port() from fault_rows where writer = 300 and seq = ?")
+                    .setParameter(1, seq)
+                    .getSingleResult();
+            System.out.printf(
+                    "%s read %s matching rows, served by %s%n",
+                    actor, row[0], cluster.nodeForPort(((Number) row[1]).intValue()));
+            return ((Number) row[0]).longValue() == 1;
+        }
+    }
 
-	/**
-	 * docs/read-your-writes.md, "What each failure does": when the commit position cannot be read after
-	 * a commit, "the commit is still reported as committed". Reading it is made to fail by revoking
-	 * the function the library uses ({@code pg_current_wal_insert_lsn()}) from the application role.
-	 */
-	@Test
-	void commitPositionUnreadableAfterCommit_writeIsStillReportedCommitted_andTheActorReadsFromThePrimary() throws Exception {
-		final String actor = "position-actor-" + UUID.randomUUID();
-		final int seq = (int) ( System.nanoTime() & 0x3fffffff );
-		final EntityManagerFactory emf = emf( cluster, Map.of() );
-		try (emf; Connection admin = cluster.adminConnection( cluster.primary() ); Statement s = admin.createStatement()) {
-			s.execute( "revoke execute on function pg_current_wal_insert_lsn() from public" );
-			final Throwable failure;
-			try {
-				failure = catchThrowable( () -> {
-					try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open()) {
-						insertRow( emf, 301, seq );
-					}
-				} );
-			}
-			finally {
-				s.execute( "grant execute on function pg_current_wal_insert_lsn() to public" );
-			}
-			assertThat( longOnPrimary( cluster, "select count(*) from fault_rows where writer = 301 and seq = " + seq ) )
-					.as( "the row is committed" ).isEqualTo( 1 );
-			assertThat( failure ).as( "the caller is told it committed: %s", failure == null ? "" : messages( failure ) ).isNull();
-			assertThat( nodesServingActor( emf, actor, 2 ) ).as( "the actor reads from the primary on this instance" )
-					.containsExactly( cluster.primary() );
-		}
-	}
+    /**
+     * docs/read-your-writes.md, "What each failure does": when the commit position cannot be read after
+     * a commit, "the commit is still reported as committed". Reading it is made to fail by revoking
+     * the function the library uses ({@code pg_current_wal_insert_lsn()}) from the application role.
+     */
+    @Test
+    void commitPositionUnreadableAfterCommit_writeIsStillReportedCommitted_andTheActorReadsFromThePrimary()
+            throws Exception {
+        final String actor = "position-actor-" + UUID.randomUUID();
+        final int seq = (int) (System.nanoTime() & 0x3fffffff);
+        final EntityManagerFactory emf = emf(cluster, Map.of());
+        try (emf;
+                Connection admin = cluster.adminConnection(cluster.primary());
+                Statement s = admin.createStatement()) {
+            s.execute("revoke execute on function pg_current_wal_insert_lsn() from public");
+            final Throwable failure;
+            try {
+                failure = catchThrowable(() -> {
+                    try (RoutingScope ignored =
+                            RoutingScope.builder().actor(actor).open()) {
+                        insertRow(emf, 301, seq);
+                    }
+                });
+            } finally {
+                s.execute("grant execute on function pg_current_wal_insert_lsn() to public");
+            }
+            assertThat(longOnPrimary(cluster, "select count(*) from fault_rows where writer = 301 and seq = " + seq))
+                    .as("the row is committed")
+                    .isEqualTo(1);
+            assertThat(failure)
+                    .as("the caller is told it committed: %s", failure == null ? "" : messages(failure))
+                    .isNull();
+            assertThat(nodesServingActor(emf, actor, 2))
+                    .as("the actor reads from the primary on this instance")
+                    .containsExactly(cluster.primary());
+        }
+    }
 
-	@Test
-	void killedStandby_isReportedDownInRoutingStatus_andUpAgainAfterStart() {
-		final Node victim = cluster.standby( 1 );
-		final EntityManagerFactory emf = emf( cluster, Map.of() );
-		try (emf) {
-			awaitReplicasUp( emf );
-			cluster.kill( victim );
-			awaitReplicaDown( emf, "replica1" );
-			assertThat( nodesServing( emf, 6 ) ).as( "reads skip it" ).doesNotContain( victim ).isNotEmpty();
-			cluster.start( victim );
-			awaitReplicasUp( emf );
-			assertThat( nodesServing( emf, 6 ) ).contains( victim );
-		}
-	}
+    @Test
+    void killedStandby_isReportedDownInRoutingStatus_andUpAgainAfterStart() {
+        final Node victim = cluster.standby(1);
+        final EntityManagerFactory emf = emf(cluster, Map.of());
+        try (emf) {
+            awaitReplicasUp(emf);
+            cluster.kill(victim);
+            awaitReplicaDown(emf, "replica1");
+            assertThat(nodesServing(emf, 6))
+                    .as("reads skip it")
+                    .doesNotContain(victim)
+                    .isNotEmpty();
+            cluster.start(victim);
+            awaitReplicasUp(emf);
+            assertThat(nodesServing(emf, 6)).contains(victim);
+        }
+    }
 }

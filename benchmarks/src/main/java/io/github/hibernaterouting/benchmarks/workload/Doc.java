@@ -13,19 +13,20 @@ import jakarta.persistence.Version;
 @Entity
 @Table(name = "doc")
 public class Doc {
-	@Id
-	public long id;
-	public int owner;
-	public long val;
-	@Version
-	public long version;
+    @Id
+    public long id;
 
-	protected Doc() {
-	}
+    public int owner;
+    public long val;
 
-	public Doc(long id, int owner, long val) {
-		this.id = id;
-		this.owner = owner;
-		this.val = val;
-	}
+    @Version
+    public long version;
+
+    protected Doc() {}
+
+    public Doc(long id, int owner, long val) {
+        this.id = id;
+        this.owner = owner;
+        this.val = val;
+    }
 }

@@ -9,10 +9,12 @@ import jakarta.persistence.Version;
 @Entity
 @Table(name = "item")
 public class Item {
-	@Id
-	public long id;
-	public String name;
-	public int qty;
-	@Version
-	public long version;
+    @Id
+    public long id;
+
+    public String name;
+    public int qty;
+
+    @Version
+    public long version;
 }

@@ -12,19 +12,20 @@ import jakarta.persistence.Table;
 @Entity
 @Table(name = "item_event")
 public class ItemEvent {
-	@Id
-	@GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "item_event_seq")
-	@SequenceGenerator(name = "item_event_seq", sequenceName = "item_event_seq", allocationSize = 50)
-	public Long id;
-	@Column(name = "item_id")
-	public long itemId;
-	public String text;
+    @Id
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "item_event_seq")
+    @SequenceGenerator(name = "item_event_seq", sequenceName = "item_event_seq", allocationSize = 50)
+    public Long id;
 
-	protected ItemEvent() {
-	}
+    @Column(name = "item_id")
+    public long itemId;
 
-	public ItemEvent(long itemId, String text) {
-		this.itemId = itemId;
-		this.text = text;
-	}
+    public String text;
+
+    protected ItemEvent() {}
+
+    public ItemEvent(long itemId, String text) {
+        this.itemId = itemId;
+        this.text = text;
+    }
 }

@@ -1,170 +1,175 @@
 package io.github.hibernaterouting.benchmarks.workload;
 
+import static io.github.hibernaterouting.benchmarks.workload.OffloadBenchmark.SEED_ROWS;
+
+import io.github.hibernaterouting.benchmarks.workload.OffloadBenchmark.Policy;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
-import io.github.hibernaterouting.benchmarks.workload.OffloadBenchmark.Policy;
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.testkit.PostgresCluster;
-
-import static io.github.hibernaterouting.benchmarks.workload.OffloadBenchmark.SEED_ROWS;
-
 /** One actor of {@link OffloadBenchmark}: its own rows, what it saw acknowledged, and its policy's routing. */
 final class OffloadActor {
-	/** What one actor, or all actors of a run together, did and saw. */
-	static final class Stats {
-		final List<Long> latencies = new ArrayList<>();
-		long reads;
-		long replicaReads;
-		long writes;
-		long violationsImmediate;
-		long violationsLater;
-		long errors;
+    /** What one actor, or all actors of a run together, did and saw. */
+    static final class Stats {
+        final List<Long> latencies = new ArrayList<>();
+        long reads;
+        long replicaReads;
+        long writes;
+        long violationsImmediate;
+        long violationsLater;
+        long errors;
 
-		synchronized void add(Stats other) {
-			latencies.addAll( other.latencies );
-			reads += other.reads;
-			replicaReads += other.replicaReads;
-			writes += other.writes;
-			violationsImmediate += other.violationsImmediate;
-			violationsLater += other.violationsLater;
-			errors += other.errors;
-		}
-	}
+        synchronized void add(Stats other) {
+            latencies.addAll(other.latencies);
+            reads += other.reads;
+            replicaReads += other.replicaReads;
+            writes += other.writes;
+            violationsImmediate += other.violationsImmediate;
+            violationsLater += other.violationsLater;
+            errors += other.errors;
+        }
+    }
 
-	final PostgresCluster cluster;
-	final EntityManagerFactory emf;
-	final Policy policy;
-	final String key;
-	final int index;
-	final int actors;
-	final int writeEvery;
-	final SplittableRandom random;
-	final List<Long> rows = new ArrayList<>();
-	final Map<Long, Long> acknowledged = new HashMap<>();
-	final Stats stats = new Stats();
-	long counter;
-	int inserts;
-	long lastWritten = -1;
-	long mutationStarted = Long.MIN_VALUE / 2;
-	long probesOnPrimary;
+    final PostgresCluster cluster;
+    final EntityManagerFactory emf;
+    final Policy policy;
+    final String key;
+    final int index;
+    final int actors;
+    final int writeEvery;
+    final SplittableRandom random;
+    final List<Long> rows = new ArrayList<>();
+    final Map<Long, Long> acknowledged = new HashMap<>();
+    final Stats stats = new Stats();
+    long counter;
+    int inserts;
+    long lastWritten = -1;
+    long mutationStarted = Long.MIN_VALUE / 2;
+    long probesOnPrimary;
 
-	OffloadActor(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String key, int index, int actors, int writeEvery) {
-		this.cluster = cluster;
-		this.emf = emf;
-		this.policy = policy;
-		this.key = key;
-		this.index = index;
-		this.actors = actors;
-		this.writeEvery = writeEvery;
-		this.random = new SplittableRandom( 42 + index );
-		for ( int k = 0; k < SEED_ROWS; k++ ) {
-			rows.add( index * 1000L + k );
-			acknowledged.put( index * 1000L + k, 0L );
-		}
-	}
+    OffloadActor(
+            PostgresCluster cluster,
+            EntityManagerFactory emf,
+            Policy policy,
+            String key,
+            int index,
+            int actors,
+            int writeEvery) {
+        this.cluster = cluster;
+        this.emf = emf;
+        this.policy = policy;
+        this.key = key;
+        this.index = index;
+        this.actors = actors;
+        this.writeEvery = writeEvery;
+        this.random = new SplittableRandom(42 + index);
+        for (int k = 0; k < SEED_ROWS; k++) {
+            rows.add(index * 1000L + k);
+            acknowledged.put(index * 1000L + k, 0L);
+        }
+    }
 
-	/** One tick of the workload described in {@link OffloadBenchmark}: a write and its read-back, or one read. */
-	void tick() {
-		try {
-			if ( random.nextInt( writeEvery ) == 0 ) {
-				final long row = write();
-				read( row, true );
-			}
-			else if ( random.nextBoolean() ) {
-				read( lastWritten >= 0 && random.nextBoolean() ? lastWritten : rows.get( random.nextInt( rows.size() ) ), false );
-			}
-			else {
-				int other = random.nextInt( actors - 1 );
-				other = other >= index ? other + 1 : other;
-				read( other * 1000L + random.nextInt( SEED_ROWS ), false );
-			}
-		}
-		catch (RuntimeException e) {
-			if ( ++stats.errors <= 3 ) {
-				System.err.println( key + ": " + e );
-			}
-		}
-	}
+    /** One tick of the workload described in {@link OffloadBenchmark}: a write and its read-back, or one read. */
+    void tick() {
+        try {
+            if (random.nextInt(writeEvery) == 0) {
+                final long row = write();
+                read(row, true);
+            } else if (random.nextBoolean()) {
+                read(
+                        lastWritten >= 0 && random.nextBoolean() ? lastWritten : rows.get(random.nextInt(rows.size())),
+                        false);
+            } else {
+                int other = random.nextInt(actors - 1);
+                other = other >= index ? other + 1 : other;
+                read(other * 1000L + random.nextInt(SEED_ROWS), false);
+            }
+        } catch (RuntimeException e) {
+            if (++stats.errors <= 3) {
+                System.err.println(key + ": " + e);
+            }
+        }
+    }
 
-	/** The scope a unit of work of this actor runs in, under its policy. */
-	RoutingScope scope(boolean mutation) {
-		return switch ( policy ) {
-			case LSN_GATE -> RoutingScope.builder().actor( key ).open();
-			case PRIMARY -> RoutingScope.open( Strategy.PRIMARY );
-			case WINDOW_10S, WINDOW_2S -> {
-				final long window = policy == Policy.WINDOW_10S ? 10_000_000_000L : 2_000_000_000L;
-				yield RoutingScope.open( mutation || System.nanoTime() - mutationStarted < window ? Strategy.PRIMARY : Strategy.STALE_READ );
-			}
-		};
-	}
+    /** The scope a unit of work of this actor runs in, under its policy. */
+    RoutingScope scope(boolean mutation) {
+        return switch (policy) {
+            case LSN_GATE -> RoutingScope.builder().actor(key).open();
+            case PRIMARY -> RoutingScope.open(Strategy.PRIMARY);
+            case WINDOW_10S, WINDOW_2S -> {
+                final long window = policy == Policy.WINDOW_10S ? 10_000_000_000L : 2_000_000_000L;
+                yield RoutingScope.open(
+                        mutation || System.nanoTime() - mutationStarted < window
+                                ? Strategy.PRIMARY
+                                : Strategy.STALE_READ);
+            }
+        };
+    }
 
-	long write() {
-		// As in ADR-0009 and Rails, the window opens before the mutation starts.
-		mutationStarted = System.nanoTime();
-		final long value = ++counter;
-		final boolean insert = random.nextInt( 5 ) == 0;
-		final long row = insert ? index * 1000L + 100 + inserts++ : rows.get( random.nextInt( rows.size() ) );
-		try (RoutingScope ignored = scope( true ); EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			try {
-				if ( insert ) {
-					em.persist( new Doc( row, index, value ) );
-				}
-				else {
-					em.find( Doc.class, row ).val = value;
-				}
-				em.getTransaction().commit();
-			}
-			finally {
-				if ( em.getTransaction().isActive() ) {
-					em.getTransaction().rollback();
-				}
-			}
-		}
-		if ( insert ) {
-			rows.add( row );
-		}
-		acknowledged.put( row, value );
-		lastWritten = row;
-		stats.writes++;
-		return row;
-	}
+    long write() {
+        // As in ADR-0009 and Rails, the window opens before the mutation starts.
+        mutationStarted = System.nanoTime();
+        final long value = ++counter;
+        final boolean insert = random.nextInt(5) == 0;
+        final long row = insert ? index * 1000L + 100 + inserts++ : rows.get(random.nextInt(rows.size()));
+        try (RoutingScope ignored = scope(true);
+                EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            try {
+                if (insert) {
+                    em.persist(new Doc(row, index, value));
+                } else {
+                    em.find(Doc.class, row).val = value;
+                }
+                em.getTransaction().commit();
+            } finally {
+                if (em.getTransaction().isActive()) {
+                    em.getTransaction().rollback();
+                }
+            }
+        }
+        if (insert) {
+            rows.add(row);
+        }
+        acknowledged.put(row, value);
+        lastWritten = row;
+        stats.writes++;
+        return row;
+    }
 
-	void read(long row, boolean immediate) {
-		final Long expected = acknowledged.get( row );
-		final long started = System.nanoTime();
-		try (RoutingScope ignored = scope( false ); EntityManager em = emf.createEntityManager()) {
-			final Doc doc = em.find( Doc.class, row );
-			final long elapsed = System.nanoTime() - started;
-			final Number port = (Number) em.createNativeQuery( "select inet_server_port()" ).getSingleResult();
-			final boolean onPrimary = cluster.nodeForPort( port.intValue() ).isPrimary();
-			stats.latencies.add( elapsed );
-			stats.reads++;
-			if ( onPrimary ) {
-				probesOnPrimary++;
-			}
-			else {
-				stats.replicaReads++;
-			}
-			if ( expected != null && ( doc == null || doc.val < expected ) ) {
-				if ( immediate ) {
-					stats.violationsImmediate++;
-				}
-				else {
-					stats.violationsLater++;
-				}
-			}
-			else if ( expected == null && doc == null ) {
-				throw new IllegalStateException( "another actor's row " + row + " is missing" );
-			}
-		}
-	}
+    void read(long row, boolean immediate) {
+        final Long expected = acknowledged.get(row);
+        final long started = System.nanoTime();
+        try (RoutingScope ignored = scope(false);
+                EntityManager em = emf.createEntityManager()) {
+            final Doc doc = em.find(Doc.class, row);
+            final long elapsed = System.nanoTime() - started;
+            final Number port =
+                    (Number) em.createNativeQuery("select inet_server_port()").getSingleResult();
+            final boolean onPrimary = cluster.nodeForPort(port.intValue()).isPrimary();
+            stats.latencies.add(elapsed);
+            stats.reads++;
+            if (onPrimary) {
+                probesOnPrimary++;
+            } else {
+                stats.replicaReads++;
+            }
+            if (expected != null && (doc == null || doc.val < expected)) {
+                if (immediate) {
+                    stats.violationsImmediate++;
+                } else {
+                    stats.violationsLater++;
+                }
+            } else if (expected == null && doc == null) {
+                throw new IllegalStateException("another actor's row " + row + " is missing");
+            }
+        }
+    }
 }

@@ -1,5 +1,12 @@
 package io.github.hibernaterouting.benchmarks.workload;
 
+import io.github.hibernaterouting.benchmarks.workload.LagSchedule.Fault;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceConfiguration;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,15 +20,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-
-import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.PersistenceConfiguration;
-
-import io.github.hibernaterouting.benchmarks.workload.LagSchedule.Fault;
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingStatus;
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresCluster;
 
 /**
  * Read-your-writes policies compared on one cluster (primary + 2 streaming standbys) under the
@@ -47,165 +45,219 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
  * 15 s, longer than both windows).
  */
 public final class OffloadBenchmark {
-	private OffloadBenchmark() {
-	}
+    private OffloadBenchmark() {}
 
-	enum Policy {
-		LSN_GATE( "(a) LSN gate (this library)" ),
-		WINDOW_10S( "(b) 10 s window (ADR-0009)" ),
-		WINDOW_2S( "(c) 2 s delay (Rails)" ),
-		PRIMARY( "(d) primary only" );
+    enum Policy {
+        LSN_GATE("(a) LSN gate (this library)"),
+        WINDOW_10S("(b) 10 s window (ADR-0009)"),
+        WINDOW_2S("(c) 2 s delay (Rails)"),
+        PRIMARY("(d) primary only");
 
-		final String label;
+        final String label;
 
-		Policy(String label) {
-			this.label = label;
-		}
-	}
+        Policy(String label) {
+            this.label = label;
+        }
+    }
 
-	static final int SEED_ROWS = 4;
+    static final int SEED_ROWS = 4;
 
-	public static void main(String[] args) throws Exception {
-		final Map<String, String> options = Options.parse( args );
-		final String scenario = options.getOrDefault( "scenario", "long" );
-		final int actors = Integer.parseInt( options.getOrDefault( "actors", "6" ) );
-		final long tickMillis = Long.parseLong( options.getOrDefault( "tick-ms", "50" ) );
-		final List<Fault> faults = LagSchedule.forScenario( scenario );
-		final int ticks = Integer.parseInt( options.getOrDefault( "ticks",
-				String.valueOf( ( faults.get( faults.size() - 1 ).atMillis() + 5_000 ) / tickMillis ) ) );
-		final int writeEvery = Integer.parseInt( options.getOrDefault( "write-every", "80" ) );
-		final List<Policy> policies = options.containsKey( "policies" )
-				? Arrays.stream( options.get( "policies" ).split( "," ) ).map( p -> Policy.valueOf( p.toUpperCase( Locale.ROOT ) ) ).toList()
-				: List.of( Policy.values() );
+    public static void main(String[] args) throws Exception {
+        final Map<String, String> options = Options.parse(args);
+        final String scenario = options.getOrDefault("scenario", "long");
+        final int actors = Integer.parseInt(options.getOrDefault("actors", "6"));
+        final long tickMillis = Long.parseLong(options.getOrDefault("tick-ms", "50"));
+        final List<Fault> faults = LagSchedule.forScenario(scenario);
+        final int ticks = Integer.parseInt(options.getOrDefault(
+                "ticks", String.valueOf((faults.get(faults.size() - 1).atMillis() + 5_000) / tickMillis)));
+        final int writeEvery = Integer.parseInt(options.getOrDefault("write-every", "80"));
+        final List<Policy> policies = options.containsKey("policies")
+                ? Arrays.stream(options.get("policies").split(","))
+                        .map(p -> Policy.valueOf(p.toUpperCase(Locale.ROOT)))
+                        .toList()
+                : List.of(Policy.values());
 
-		try (PostgresCluster cluster = PostgresCluster.builder().standbys( 2 ).start()) {
-			try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-				s.execute( "create table doc (id bigint primary key, owner int not null, val bigint not null, version bigint not null)" );
-			}
-			final Map<String, Object> settings = new HashMap<>();
-			settings.put( PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl() );
-			settings.put( PersistenceConfiguration.JDBC_USER, cluster.user() );
-			settings.put( PersistenceConfiguration.JDBC_PASSWORD, cluster.password() );
-			settings.put( RoutingSettings.REPLICA_URLS, cluster.standbys().stream().map( Node::jdbcUrl ).collect( Collectors.joining( "," ) ) );
-			// The bounded-staleness guard (G4) would take a standby out of every policy's reads after
-			// 10 s of lag and so hide what the windows alone do; switched off for all four policies.
-			settings.put( RoutingSettings.MAX_REPLICA_LAG, "0" );
-			settings.put( RoutingSettings.MAX_REPLICA_LAG_BYTES, "0" );
-			settings.put( "hibernate.hbm2ddl.auto", "none" );
-			// RoutingStatus counts through the meters; the default global registry has no registry
-			// behind it and counts nothing.
-			settings.put( RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry() );
-			settings.putAll( options.entrySet().stream().filter( e -> e.getKey().startsWith( "hibernate." ) )
-					.collect( Collectors.toMap( Map.Entry::getKey, Map.Entry::getValue ) ) );
-			final PersistenceConfiguration configuration = new PersistenceConfiguration( "offload" ).managedClass( Doc.class );
-			settings.forEach( configuration::property );
-			try (EntityManagerFactory emf = configuration.createEntityManagerFactory()) {
-				System.out.printf( Locale.ROOT, "scenario %s: %d actors, a tick every %d ms, %d ticks each (%.0f s), a write every %d ticks on average;"
-						+ " faults %s%n", scenario, actors, tickMillis, ticks, ticks * tickMillis / 1000.0, writeEvery, LagSchedule.describe( faults ) );
-				// Warm-up, not reported: every policy for a few seconds without faults.
-				for ( Policy policy : policies ) {
-					runPolicy( cluster, emf, policy, "warmup", actors, tickMillis, 60, writeEvery, List.of() );
-				}
-				final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
-				int run = 0;
-				for ( Policy policy : policies ) {
-					rows.put( policy, runPolicy( cluster, emf, policy, "run" + ( ++run ), actors, tickMillis, ticks, writeEvery, faults ) );
-				}
-				System.out.println();
-				System.out.println( "| policy | reads | on replicas | reads on primary | primary statements | RYW violations (immediate + later) | read p50 | read p99 | writes | errors |" );
-				System.out.println( "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" );
-				rows.forEach( (policy, row) -> System.out.println( row ) );
-			}
-		}
-	}
+        try (PostgresCluster cluster = PostgresCluster.builder().standbys(2).start()) {
+            try (Connection c = cluster.connect(cluster.primary());
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "create table doc (id bigint primary key, owner int not null, val bigint not null, version bigint not null)");
+            }
+            final Map<String, Object> settings = new HashMap<>();
+            settings.put(PersistenceConfiguration.JDBC_URL, cluster.primary().jdbcUrl());
+            settings.put(PersistenceConfiguration.JDBC_USER, cluster.user());
+            settings.put(PersistenceConfiguration.JDBC_PASSWORD, cluster.password());
+            settings.put(
+                    RoutingSettings.REPLICA_URLS,
+                    cluster.standbys().stream().map(Node::jdbcUrl).collect(Collectors.joining(",")));
+            // The bounded-staleness guard (G4) would take a standby out of every policy's reads after
+            // 10 s of lag and so hide what the windows alone do; switched off for all four policies.
+            settings.put(RoutingSettings.MAX_REPLICA_LAG, "0");
+            settings.put(RoutingSettings.MAX_REPLICA_LAG_BYTES, "0");
+            settings.put("hibernate.hbm2ddl.auto", "none");
+            // RoutingStatus counts through the meters; the default global registry has no registry
+            // behind it and counts nothing.
+            settings.put(
+                    RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            settings.putAll(options.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("hibernate."))
+                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+            final PersistenceConfiguration configuration =
+                    new PersistenceConfiguration("offload").managedClass(Doc.class);
+            settings.forEach(configuration::property);
+            try (EntityManagerFactory emf = configuration.createEntityManagerFactory()) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "scenario %s: %d actors, a tick every %d ms, %d ticks each (%.0f s), a write every %d ticks on average;"
+                                + " faults %s%n",
+                        scenario,
+                        actors,
+                        tickMillis,
+                        ticks,
+                        ticks * tickMillis / 1000.0,
+                        writeEvery,
+                        LagSchedule.describe(faults));
+                // Warm-up, not reported: every policy for a few seconds without faults.
+                for (Policy policy : policies) {
+                    runPolicy(cluster, emf, policy, "warmup", actors, tickMillis, 60, writeEvery, List.of());
+                }
+                final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
+                int run = 0;
+                for (Policy policy : policies) {
+                    rows.put(
+                            policy,
+                            runPolicy(
+                                    cluster,
+                                    emf,
+                                    policy,
+                                    "run" + (++run),
+                                    actors,
+                                    tickMillis,
+                                    ticks,
+                                    writeEvery,
+                                    faults));
+                }
+                System.out.println();
+                System.out.println(
+                        "| policy | reads | on replicas | reads on primary | primary statements | RYW violations (immediate + later) | read p50 | read p99 | writes | errors |");
+                System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                rows.forEach((policy, row) -> System.out.println(row));
+            }
+        }
+    }
 
-	private static String runPolicy(PostgresCluster cluster, EntityManagerFactory emf, Policy policy, String runName, int actors, long tickMillis,
-			int ticks, int writeEvery, List<Fault> faults) throws Exception {
-		reset( cluster, actors );
-		final RoutingStatus.Node before = RoutingStatus.of( emf ).nodes().get( 0 );
-		final OffloadActor.Stats total = new OffloadActor.Stats();
-		final AtomicLong probesOnPrimary = new AtomicLong();
-		final AtomicReference<Throwable> failure = new AtomicReference<>();
-		final long start = System.nanoTime() + 200_000_000L;
-		final List<Thread> threads = new ArrayList<>();
-		for ( int a = 0; a < actors; a++ ) {
-			final OffloadActor actor = new OffloadActor( cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery );
-			final Thread thread = new Thread( () -> {
-				try {
-					for ( int tick = 0; tick < ticks; tick++ ) {
-						sleepUntil( start + tick * tickMillis * 1_000_000L );
-						actor.tick();
-					}
-					total.add( actor.stats );
-					probesOnPrimary.addAndGet( actor.probesOnPrimary );
-				}
-				catch (Throwable t) {
-					failure.compareAndSet( null, t );
-				}
-			}, "actor-" + a );
-			threads.add( thread );
-			thread.start();
-		}
-		final Thread faultThread = new Thread( () -> {
-			for ( Fault fault : faults ) {
-				sleepUntil( start + fault.atMillis() * 1_000_000L );
-				for ( int standby : fault.standbys() ) {
-					if ( fault.pause() ) {
-						cluster.pauseReplay( cluster.standby( standby ) );
-					}
-					else {
-						cluster.resumeReplay( cluster.standby( standby ) );
-					}
-				}
-			}
-		}, "faults" );
-		faultThread.start();
-		for ( Thread thread : threads ) {
-			thread.join();
-		}
-		faultThread.join();
-		cluster.resumeAll();
-		if ( failure.get() != null ) {
-			throw new IllegalStateException( policy + " failed", failure.get() );
-		}
-		final RoutingStatus.Node after = RoutingStatus.of( emf ).nodes().get( 0 );
-		final long primaryStatements = after.reads() + after.writes() - before.reads() - before.writes() - probesOnPrimary.get();
-		final long[] sorted = total.latencies.stream().mapToLong( Long::longValue ).sorted().toArray();
-		final String row = String.format( Locale.ROOT, "| %s | %,d | %.1f %% | %,d | %,d | %d (%d + %d) | %.2f ms | %.1f ms | %d | %d |",
-				policy.label, total.reads, 100.0 * total.replicaReads / total.reads, total.reads - total.replicaReads, primaryStatements,
-				total.violationsImmediate + total.violationsLater, total.violationsImmediate, total.violationsLater,
-				percentile( sorted, 0.50 ) / 1e6, percentile( sorted, 0.99 ) / 1e6, total.writes, total.errors );
-		if ( !runName.equals( "warmup" ) ) {
-			System.out.println( row );
-			System.out.flush();
-		}
-		return row;
-	}
+    private static String runPolicy(
+            PostgresCluster cluster,
+            EntityManagerFactory emf,
+            Policy policy,
+            String runName,
+            int actors,
+            long tickMillis,
+            int ticks,
+            int writeEvery,
+            List<Fault> faults)
+            throws Exception {
+        reset(cluster, actors);
+        final RoutingStatus.Node before = RoutingStatus.of(emf).nodes().get(0);
+        final OffloadActor.Stats total = new OffloadActor.Stats();
+        final AtomicLong probesOnPrimary = new AtomicLong();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final long start = System.nanoTime() + 200_000_000L;
+        final List<Thread> threads = new ArrayList<>();
+        for (int a = 0; a < actors; a++) {
+            final OffloadActor actor =
+                    new OffloadActor(cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery);
+            final Thread thread = new Thread(
+                    () -> {
+                        try {
+                            for (int tick = 0; tick < ticks; tick++) {
+                                sleepUntil(start + tick * tickMillis * 1_000_000L);
+                                actor.tick();
+                            }
+                            total.add(actor.stats);
+                            probesOnPrimary.addAndGet(actor.probesOnPrimary);
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
+                        }
+                    },
+                    "actor-" + a);
+            threads.add(thread);
+            thread.start();
+        }
+        final Thread faultThread = new Thread(
+                () -> {
+                    for (Fault fault : faults) {
+                        sleepUntil(start + fault.atMillis() * 1_000_000L);
+                        for (int standby : fault.standbys()) {
+                            if (fault.pause()) {
+                                cluster.pauseReplay(cluster.standby(standby));
+                            } else {
+                                cluster.resumeReplay(cluster.standby(standby));
+                            }
+                        }
+                    }
+                },
+                "faults");
+        faultThread.start();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        faultThread.join();
+        cluster.resumeAll();
+        if (failure.get() != null) {
+            throw new IllegalStateException(policy + " failed", failure.get());
+        }
+        final RoutingStatus.Node after = RoutingStatus.of(emf).nodes().get(0);
+        final long primaryStatements =
+                after.reads() + after.writes() - before.reads() - before.writes() - probesOnPrimary.get();
+        final long[] sorted =
+                total.latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        final String row = String.format(
+                Locale.ROOT,
+                "| %s | %,d | %.1f %% | %,d | %,d | %d (%d + %d) | %.2f ms | %.1f ms | %d | %d |",
+                policy.label,
+                total.reads,
+                100.0 * total.replicaReads / total.reads,
+                total.reads - total.replicaReads,
+                primaryStatements,
+                total.violationsImmediate + total.violationsLater,
+                total.violationsImmediate,
+                total.violationsLater,
+                percentile(sorted, 0.50) / 1e6,
+                percentile(sorted, 0.99) / 1e6,
+                total.writes,
+                total.errors);
+        if (!runName.equals("warmup")) {
+            System.out.println(row);
+            System.out.flush();
+        }
+        return row;
+    }
 
-	private static long percentile(long[] sorted, double p) {
-		return sorted.length == 0 ? 0 : sorted[(int) Math.min( sorted.length - 1, Math.ceil( p * sorted.length ) - 1 )];
-	}
+    private static long percentile(long[] sorted, double p) {
+        return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+    }
 
-	private static void sleepUntil(long nanoTime) {
-		final long wait = nanoTime - System.nanoTime();
-		if ( wait > 0 ) {
-			try {
-				Thread.sleep( wait / 1_000_000L, (int) ( wait % 1_000_000L ) );
-			}
-			catch (InterruptedException e) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException( e );
-			}
-		}
-	}
+    private static void sleepUntil(long nanoTime) {
+        final long wait = nanoTime - System.nanoTime();
+        if (wait > 0) {
+            try {
+                Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
 
-	private static void reset(PostgresCluster cluster, int actors) throws SQLException {
-		cluster.resumeAll();
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-			s.execute( "truncate doc" );
-			s.execute( "insert into doc select a * 1000 + k, a, 0, 0 from generate_series(0, " + ( actors - 1 ) + ") a, generate_series(0, "
-					+ ( SEED_ROWS - 1 ) + ") k" );
-		}
-		cluster.awaitCaughtUp( Duration.ofSeconds( 60 ) );
-	}
+    private static void reset(PostgresCluster cluster, int actors) throws SQLException {
+        cluster.resumeAll();
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement()) {
+            s.execute("truncate doc");
+            s.execute("insert into doc select a * 1000 + k, a, 0, 0 from generate_series(0, " + (actors - 1)
+                    + ") a, generate_series(0, " + (SEED_ROWS - 1) + ") k");
+        }
+        cluster.awaitCaughtUp(Duration.ofSeconds(60));
+    }
 }

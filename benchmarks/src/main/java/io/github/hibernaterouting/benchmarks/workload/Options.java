@@ -9,23 +9,21 @@ import java.util.Map;
  * option nor its value is an error.
  */
 final class Options {
-	private Options() {
-	}
+    private Options() {}
 
-	static Map<String, String> parse(String[] args) {
-		final Map<String, String> options = new LinkedHashMap<>();
-		for ( int i = 0; i < args.length; i++ ) {
-			if ( !args[i].startsWith( "--" ) ) {
-				throw new IllegalArgumentException( "unexpected argument " + args[i] );
-			}
-			final String key = args[i].substring( 2 );
-			if ( i + 1 < args.length && !args[i + 1].startsWith( "--" ) ) {
-				options.put( key, args[++i] );
-			}
-			else {
-				options.put( key, "true" );
-			}
-		}
-		return options;
-	}
+    static Map<String, String> parse(String[] args) {
+        final Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + args[i]);
+            }
+            final String key = args[i].substring(2);
+            if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                options.put(key, args[++i]);
+            } else {
+                options.put(key, "true");
+            }
+        }
+        return options;
+    }
 }

@@ -9,22 +9,21 @@ import jakarta.persistence.Version;
 /** A versioned entity: lost updates are caught by its version check. */
 @Entity
 public class Account {
-	@Id
-	@GeneratedValue(strategy = GenerationType.SEQUENCE)
-	Long id;
+    @Id
+    @GeneratedValue(strategy = GenerationType.SEQUENCE)
+    Long id;
 
-	String name;
+    String name;
 
-	int balance;
+    int balance;
 
-	@Version
-	long version;
+    @Version
+    long version;
 
-	protected Account() {
-	}
+    protected Account() {}
 
-	public Account(String name, int balance) {
-		this.name = name;
-		this.balance = balance;
-	}
+    public Account(String name, int balance) {
+        this.name = name;
+        this.balance = balance;
+    }
 }

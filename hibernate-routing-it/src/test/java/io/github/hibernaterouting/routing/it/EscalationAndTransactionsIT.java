@@ -6,6 +6,12 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrima
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,21 +19,12 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.stream.Stream;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.jpa.HibernateHints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.testing.RoutingLeakCheck;
-import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 
 /**
  * Escalation and transactions: a unit of work moves to the primary at its first write, and later
@@ -37,174 +34,194 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class EscalationAndTransactionsIT extends RoutingFixture {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 );
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
 
-	@Test
-	void write_goesToPrimary_andLaterReadsInTheSameSessionToo() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			em.persist( new Note( "written" ) );
-			em.flush();
-			assertThat( servedBy( cluster, em ).isPrimary() ).isTrue();
-			em.getTransaction().commit();
-			assertThat( servedBy( cluster, em ).isPrimary() ).as( "read after commit in the same session" ).isTrue();
-		}
-		assertThat( countOnPrimary( cluster, "note" ) ).isEqualTo( 1 );
-		try (EntityManager fresh = emf.createEntityManager()) {
-			assertThat( servedBy( cluster, fresh ).isPrimary() ).as( "a new session starts on a replica" ).isFalse();
-		}
-	}
+    @Test
+    void write_goesToPrimary_andLaterReadsInTheSameSessionToo() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.persist(new Note("written"));
+            em.flush();
+            assertThat(servedBy(cluster, em).isPrimary()).isTrue();
+            em.getTransaction().commit();
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("read after commit in the same session")
+                    .isTrue();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+        try (EntityManager fresh = emf.createEntityManager()) {
+            assertThat(servedBy(cluster, fresh).isPrimary())
+                    .as("a new session starts on a replica")
+                    .isFalse();
+        }
+    }
 
-	@Test
-	void lazyTransaction_readsOnReplica_thenMovesToPrimaryAtFirstWrite() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			assertThat( servedBy( cluster, em ).isPrimary() ).as( "first read of the transaction" ).isFalse();
-			em.persist( new Note( "lazy" ) );
-			em.flush();
-			assertThat( servedBy( cluster, em ).isPrimary() ).as( "read after the write, same transaction" ).isTrue();
-			em.getTransaction().commit();
-		}
-		assertThat( countOnPrimary( cluster, "note" ) ).isEqualTo( 1 );
-	}
+    @Test
+    void lazyTransaction_readsOnReplica_thenMovesToPrimaryAtFirstWrite() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("first read of the transaction")
+                    .isFalse();
+            em.persist(new Note("lazy"));
+            em.flush();
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("read after the write, same transaction")
+                    .isTrue();
+            em.getTransaction().commit();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+    }
 
-	@Test
-	void primaryTransactionMode_pinsReadWriteTransactionsToPrimaryFromBegin() {
-		final EntityManagerFactory pinned = emf( cluster, Map.of( RoutingSettings.TRANSACTIONS, "PRIMARY" ) );
-		try (pinned; EntityManager em = pinned.createEntityManager()) {
-			em.getTransaction().begin();
-			assertThat( servedBy( cluster, em ).isPrimary() ).isTrue();
-			em.getTransaction().commit();
-			assertThat( servedBy( cluster, em ).isPrimary() ).as( "outside a transaction reads still use replicas" ).isFalse();
-		}
-	}
+    @Test
+    void primaryTransactionMode_pinsReadWriteTransactionsToPrimaryFromBegin() {
+        final EntityManagerFactory pinned = emf(cluster, Map.of(RoutingSettings.TRANSACTIONS, "PRIMARY"));
+        try (pinned;
+                EntityManager em = pinned.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThat(servedBy(cluster, em).isPrimary()).isTrue();
+            em.getTransaction().commit();
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("outside a transaction reads still use replicas")
+                    .isFalse();
+        }
+    }
 
-	@Test
-	void writeInScope_sendsLaterSessionsOfThatScopeToPrimary() {
-		try (RoutingScope scope = RoutingScope.open( null )) {
-			try (EntityManager em = emf.createEntityManager()) {
-				assertThat( servedBy( cluster, em ).isPrimary() ).isFalse();
-			}
-			createNote( "scoped" );
-			assertThat( scope.hasWritten() ).isTrue();
-			try (EntityManager em = emf.createEntityManager()) {
-				assertThat( servedBy( cluster, em ).isPrimary() ).isTrue();
-			}
-		}
-		try (EntityManager em = emf.createEntityManager()) {
-			assertThat( servedBy( cluster, em ).isPrimary() ).as( "outside the scope" ).isFalse();
-		}
-	}
+    @Test
+    void writeInScope_sendsLaterSessionsOfThatScopeToPrimary() {
+        try (RoutingScope scope = RoutingScope.open(null)) {
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary()).isFalse();
+            }
+            createNote("scoped");
+            assertThat(scope.hasWritten()).isTrue();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary()).isTrue();
+            }
+        }
+        try (EntityManager em = emf.createEntityManager()) {
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("outside the scope")
+                    .isFalse();
+        }
+    }
 
-	@Test
-	void readWriteTransaction_readsOnReplicaWithoutATransactionThere_thenWritesOnPrimary() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			final Backend replica = backend( em );
-			em.createNativeQuery( "select count(*) from note" ).getSingleResult();
-			assertThat( replica.state() ).as( "the read-write transaction's reads hold no transaction on the standby" ).isEqualTo( "idle" );
-			em.persist( new Note( "after reads" ) );
-			em.flush();
-			em.getTransaction().commit();
-		}
-		assertThat( countOnPrimary( cluster, "note" ) ).isEqualTo( 1 );
-	}
+    @Test
+    void readWriteTransaction_readsOnReplicaWithoutATransactionThere_thenWritesOnPrimary() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Backend replica = backend(em);
+            em.createNativeQuery("select count(*) from note").getSingleResult();
+            assertThat(replica.state())
+                    .as("the read-write transaction's reads hold no transaction on the standby")
+                    .isEqualTo("idle");
+            em.persist(new Note("after reads"));
+            em.flush();
+            em.getTransaction().commit();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+    }
 
-	@Test
-	void readWriteTransaction_rolledBack_afterReadsOnReplica_writesNothing() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			backend( em );
-			em.persist( new Note( "rolled back" ) );
-			em.flush();
-			em.getTransaction().rollback();
-		}
-		assertThat( countOnPrimary( cluster, "note" ) ).isZero();
-	}
+    @Test
+    void readWriteTransaction_rolledBack_afterReadsOnReplica_writesNothing() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            backend(em);
+            em.persist(new Note("rolled back"));
+            em.flush();
+            em.getTransaction().rollback();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isZero();
+    }
 
-	@Test
-	void fetchSize_opensAReadOnlyTransactionOnTheReplica_soRowsStreamThroughACursor() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			final Backend replica = backend( em );
-			assertThat( replica.state() ).isEqualTo( "idle" );
-			@SuppressWarnings("unchecked")
-			final Stream<Number> rows = em.createNativeQuery( "select g from generate_series(1, 1000) g" )
-					.setHint( HibernateHints.HINT_FETCH_SIZE, 10 )
-					.getResultStream();
-			try (rows) {
-				final Iterator<Number> iterator = rows.iterator();
-				assertThat( iterator.next().intValue() ).isEqualTo( 1 );
-				// pgjdbc fetched 10 rows through a portal, which only lives inside a transaction.
-				assertThat( replica.state() ).isEqualTo( "idle in transaction" );
-				long count = 1;
-				while ( iterator.hasNext() ) {
-					iterator.next();
-					count++;
-				}
-				assertThat( count ).isEqualTo( 1000 );
-			}
-			em.getTransaction().commit();
-		}
-	}
+    @Test
+    void fetchSize_opensAReadOnlyTransactionOnTheReplica_soRowsStreamThroughACursor() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Backend replica = backend(em);
+            assertThat(replica.state()).isEqualTo("idle");
+            @SuppressWarnings("unchecked")
+            final Stream<Number> rows = em.createNativeQuery("select g from generate_series(1, 1000) g")
+                    .setHint(HibernateHints.HINT_FETCH_SIZE, 10)
+                    .getResultStream();
+            try (rows) {
+                final Iterator<Number> iterator = rows.iterator();
+                assertThat(iterator.next().intValue()).isEqualTo(1);
+                // pgjdbc fetched 10 rows through a portal, which only lives inside a transaction.
+                assertThat(replica.state()).isEqualTo("idle in transaction");
+                long count = 1;
+                while (iterator.hasNext()) {
+                    iterator.next();
+                    count++;
+                }
+                assertThat(count).isEqualTo(1000);
+            }
+            em.getTransaction().commit();
+        }
+    }
 
-	@Test
-	void readOnlyTransaction_keepsItsTransactionOnTheReplica() throws SQLException {
-		final SessionFactory sessionFactory = emf.unwrap( SessionFactory.class );
-		try (Session session = sessionFactory.withOptions().readOnly( true ).openSession()) {
-			session.beginTransaction();
-			final Backend replica = backend( session );
-			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
-			session.getTransaction().commit();
-		}
-	}
+    @Test
+    void readOnlyTransaction_keepsItsTransactionOnTheReplica() throws SQLException {
+        final SessionFactory sessionFactory = emf.unwrap(SessionFactory.class);
+        try (Session session = sessionFactory.withOptions().readOnly(true).openSession()) {
+            session.beginTransaction();
+            final Backend replica = backend(session);
+            assertThat(replica.state()).isEqualTo("idle in transaction");
+            session.getTransaction().commit();
+        }
+    }
 
-	@Test
-	void repeatableRead_keepsOneSnapshotOnTheReplica() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.unwrap( Session.class ).doWork( connection -> connection.setTransactionIsolation( Connection.TRANSACTION_REPEATABLE_READ ) );
-			em.getTransaction().begin();
-			final Backend replica = backend( em );
-			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
-			em.getTransaction().commit();
-		}
-	}
+    @Test
+    void repeatableRead_keepsOneSnapshotOnTheReplica() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.unwrap(Session.class)
+                    .doWork(connection -> connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
+            em.getTransaction().begin();
+            final Backend replica = backend(em);
+            assertThat(replica.state()).isEqualTo("idle in transaction");
+            em.getTransaction().commit();
+        }
+    }
 
-	@Test
-	void repeatableRead_setAfterReadsRanInAutoCommit_opensOneSnapshotOnTheReplicaFromThere() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			final Backend replica = backend( em );
-			assertThat( replica.state() ).isEqualTo( "idle" );
-			em.unwrap( Session.class ).doWork( connection -> connection.setTransactionIsolation( Connection.TRANSACTION_REPEATABLE_READ ) );
-			assertThat( backend( em ) ).as( "the unit of work keeps its replica" ).isEqualTo( replica );
-			assertThat( replica.state() ).isEqualTo( "idle in transaction" );
-			em.getTransaction().commit();
-		}
-	}
+    @Test
+    void repeatableRead_setAfterReadsRanInAutoCommit_opensOneSnapshotOnTheReplicaFromThere() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Backend replica = backend(em);
+            assertThat(replica.state()).isEqualTo("idle");
+            em.unwrap(Session.class)
+                    .doWork(connection -> connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
+            assertThat(backend(em)).as("the unit of work keeps its replica").isEqualTo(replica);
+            assertThat(replica.state()).isEqualTo("idle in transaction");
+            em.getTransaction().commit();
+        }
+    }
 
-	@Test
-	void roleWhoseDefaultIsRepeatableRead_keepsATransactionOnTheReplica() throws SQLException {
-		try (Connection admin = cluster.adminConnection( cluster.primary() ); Statement s = admin.createStatement()) {
-			s.execute( "drop role if exists rr_reader" );
-			s.execute( "create role rr_reader login password 'rr-secret'" );
-			s.execute( "alter role rr_reader set default_transaction_isolation = 'repeatable read'" );
-			s.execute( "grant select on note to rr_reader" );
-		}
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		final EntityManagerFactory rr = emf( cluster, Map.of( "jakarta.persistence.jdbc.user", "rr_reader",
-				"jakarta.persistence.jdbc.password", "rr-secret" ) );
-		try (rr) {
-			awaitReplicasUp( rr );
-			try (EntityManager em = rr.createEntityManager()) {
-				em.getTransaction().begin();
-				final Backend replica = backend( em );
-				assertThat( replica.state() ).isEqualTo( "idle in transaction" );
-				final Object isolation = em.createNativeQuery( "select current_setting('transaction_isolation')" ).getSingleResult();
-				assertThat( isolation ).isEqualTo( "repeatable read" );
-				em.getTransaction().commit();
-			}
-		}
-	}
+    @Test
+    void roleWhoseDefaultIsRepeatableRead_keepsATransactionOnTheReplica() throws SQLException {
+        try (Connection admin = cluster.adminConnection(cluster.primary());
+                Statement s = admin.createStatement()) {
+            s.execute("drop role if exists rr_reader");
+            s.execute("create role rr_reader login password 'rr-secret'");
+            s.execute("alter role rr_reader set default_transaction_isolation = 'repeatable read'");
+            s.execute("grant select on note to rr_reader");
+        }
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        final EntityManagerFactory rr = emf(
+                cluster,
+                Map.of("jakarta.persistence.jdbc.user", "rr_reader", "jakarta.persistence.jdbc.password", "rr-secret"));
+        try (rr) {
+            awaitReplicasUp(rr);
+            try (EntityManager em = rr.createEntityManager()) {
+                em.getTransaction().begin();
+                final Backend replica = backend(em);
+                assertThat(replica.state()).isEqualTo("idle in transaction");
+                final Object isolation = em.createNativeQuery("select current_setting('transaction_isolation')")
+                        .getSingleResult();
+                assertThat(isolation).isEqualTo("repeatable read");
+                em.getTransaction().commit();
+            }
+        }
+    }
 }

@@ -8,16 +8,15 @@ import jakarta.persistence.Id;
 /** An unversioned entity: the library must re-verify it against the primary before overwriting it. */
 @Entity
 public class Note {
-	@Id
-	@GeneratedValue(strategy = GenerationType.SEQUENCE)
-	Long id;
+    @Id
+    @GeneratedValue(strategy = GenerationType.SEQUENCE)
+    Long id;
 
-	String text;
+    String text;
 
-	protected Note() {
-	}
+    protected Note() {}
 
-	public Note(String text) {
-		this.text = text;
-	}
+    public Note(String text) {
+        this.text = text;
+    }
 }

@@ -10,6 +10,22 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RetryLaterException;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.StampedWork;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import io.github.hibernaterouting.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.SQLException;
@@ -27,31 +43,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import io.github.hibernaterouting.routing.ConsistencyMarkerException;
-import io.github.hibernaterouting.routing.ConsistencyToken;
-import io.github.hibernaterouting.routing.ReadYourWrites;
-import io.github.hibernaterouting.routing.RetryLaterException;
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.StampedWork;
-import io.github.hibernaterouting.testing.RoutingLeakCheck;
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresCluster;
-import io.github.hibernaterouting.testkit.PostgresClusterExtension;
-import io.github.hibernaterouting.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * Read-your-writes by WAL position (G2) on a real primary, two streaming standbys and a real Redis.
@@ -60,343 +57,408 @@ import io.lettuce.core.api.StatefulRedisConnection;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class ReadYourWritesIT {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis()
-			.configure( builder -> builder.serverSetting( "log_statement", "all" ) );
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2)
+            .withRedis()
+            .configure(builder -> builder.serverSetting("log_statement", "all"));
 
-	static PostgresCluster cluster;
-	static RedisServer redis;
-	static EntityManagerFactory emf;
+    static PostgresCluster cluster;
+    static RedisServer redis;
+    static EntityManagerFactory emf;
 
-	@BeforeAll
-	static void start() throws SQLException {
-		cluster = DB.cluster();
-		redis = DB.redis();
-		createSchema( cluster );
-		onPrimary( cluster, "drop table if exists users; create table users (id text primary key, name text, read_after_write_lsn pg_lsn)" );
-		onPrimary( cluster, "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy')" );
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		emf = emf( cluster, Map.of() );
-	}
+    @BeforeAll
+    static void start() throws SQLException {
+        cluster = DB.cluster();
+        redis = DB.redis();
+        createSchema(cluster);
+        onPrimary(
+                cluster,
+                "drop table if exists users; create table users (id text primary key, name text, read_after_write_lsn pg_lsn)");
+        onPrimary(cluster, "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy')");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        emf = emf(cluster, Map.of());
+    }
 
-	@AfterAll
-	static void stop() {
-		if ( emf != null ) {
-			emf.close();
-		}
-	}
+    @AfterAll
+    static void stop() {
+        if (emf != null) {
+            emf.close();
+        }
+    }
 
-	@BeforeEach
-	void replicasCaughtUp() {
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		awaitReplicasUp( emf );
-	}
+    @BeforeEach
+    void replicasCaughtUp() {
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        awaitReplicasUp(emf);
+    }
 
-	private static long writeNoteAs(EntityManagerFactory factory, String actor, String text) {
-		try (RoutingScope scope = RoutingScope.builder().actor( actor ).open(); EntityManager em = factory.createEntityManager()) {
-			em.getTransaction().begin();
-			final Note note = new Note( text );
-			em.persist( note );
-			em.getTransaction().commit();
-			assertThat( scope.lastCommit() ).as( "the commit's position is recorded in the scope" ).isNotNull();
-			return note.id;
-		}
-	}
+    private static long writeNoteAs(EntityManagerFactory factory, String actor, String text) {
+        try (RoutingScope scope = RoutingScope.builder().actor(actor).open();
+                EntityManager em = factory.createEntityManager()) {
+            em.getTransaction().begin();
+            final Note note = new Note(text);
+            em.persist(note);
+            em.getTransaction().commit();
+            assertThat(scope.lastCommit())
+                    .as("the commit's position is recorded in the scope")
+                    .isNotNull();
+            return note.id;
+        }
+    }
 
-	/** Reads the note in a new scope of {@code actor}; returns the node that served it, failing if the note is missing. */
-	private static Node readNoteAs(EntityManagerFactory factory, String actor, ConsistencyToken minimum, long id) {
-		try (RoutingScope ignored = RoutingScope.builder().actor( actor ).minimum( minimum ).open();
-				EntityManager em = factory.createEntityManager()) {
-			final Note note = em.find( Note.class, id );
-			final Node node = servedBy( cluster, em );
-			assertThat( note ).as( "%s's read served by %s must see the write", actor, node ).isNotNull();
-			return node;
-		}
-	}
+    /** Reads the note in a new scope of {@code actor}; returns the node that served it, failing if the note is missing. */
+    private static Node readNoteAs(EntityManagerFactory factory, String actor, ConsistencyToken minimum, long id) {
+        try (RoutingScope ignored =
+                        RoutingScope.builder().actor(actor).minimum(minimum).open();
+                EntityManager em = factory.createEntityManager()) {
+            final Note note = em.find(Note.class, id);
+            final Node node = servedBy(cluster, em);
+            assertThat(note)
+                    .as("%s's read served by %s must see the write", actor, node)
+                    .isNotNull();
+            return node;
+        }
+    }
 
-	private static Set<Node> nodesServing(EntityManagerFactory factory, String actor, int reads) {
-		final Set<Node> nodes = new HashSet<>();
-		for ( int i = 0; i < reads; i++ ) {
-			try (RoutingScope ignored = RoutingScope.builder().actor( actor ).open(); EntityManager em = factory.createEntityManager()) {
-				nodes.add( servedBy( cluster, em ) );
-			}
-		}
-		return nodes;
-	}
+    private static Set<Node> nodesServing(EntityManagerFactory factory, String actor, int reads) {
+        final Set<Node> nodes = new HashSet<>();
+        for (int i = 0; i < reads; i++) {
+            try (RoutingScope ignored = RoutingScope.builder().actor(actor).open();
+                    EntityManager em = factory.createEntityManager()) {
+                nodes.add(servedBy(cluster, em));
+            }
+        }
+        return nodes;
+    }
 
-	@Test
-	void actorsWrite_isVisibleToTheActorsLaterUnitsOfWork_whileAReplicaLacksIt() {
-		final Node paused = cluster.standby( 1 );
-		cluster.pauseReplay( paused );
-		final long id = writeNoteAs( emf, "alice", "alice's note" );
-		for ( int i = 0; i < 10; i++ ) {
-			assertThat( readNoteAs( emf, "alice", null, id ) ).isNotEqualTo( paused );
-		}
-		assertThat( nodesServing( emf, "bob", 10 ) ).as( "another actor still reads from every replica" )
-				.containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
+    @Test
+    void actorsWrite_isVisibleToTheActorsLaterUnitsOfWork_whileAReplicaLacksIt() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final long id = writeNoteAs(emf, "alice", "alice's note");
+        for (int i = 0; i < 10; i++) {
+            assertThat(readNoteAs(emf, "alice", null, id)).isNotEqualTo(paused);
+        }
+        assertThat(nodesServing(emf, "bob", 10))
+                .as("another actor still reads from every replica")
+                .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
 
-		cluster.resumeReplay( paused );
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		runtime( emf ).checkReplicasNow();
-		assertThat( nodesServing( emf, "alice", 10 ) ).as( "once caught up, alice reads from every replica again" )
-				.containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
-	}
+        cluster.resumeReplay(paused);
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        runtime(emf).checkReplicasNow();
+        assertThat(nodesServing(emf, "alice", 10))
+                .as("once caught up, alice reads from every replica again")
+                .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
+    }
 
-	@Test
-	void secondInstance_readsTheStampFromThePrimary_andSeesTheActorsWrite() throws SQLException {
-		final Map<String, Object> table = Map.of( RoutingSettings.ACTOR_STAMPS, "TABLE" );
-		final EntityManagerFactory instanceA = emf( cluster, table );
-		final EntityManagerFactory instanceB = emf( cluster, table );
-		try (instanceA; instanceB) {
-			final Node paused = cluster.standby( 1 );
-			cluster.pauseReplay( paused );
-			final long id = writeNoteAs( instanceA, "alice", "written through A" );
-			final ConsistencyToken stamp = ReadYourWrites.stampOf( instanceB, "alice" );
-			assertThat( stamp ).as( "the stamp column on the primary" ).isNotNull();
-			for ( int i = 0; i < 10; i++ ) {
-				assertThat( readNoteAs( instanceB, "alice", stamp, id ) ).isNotEqualTo( paused );
-			}
-		}
-	}
+    @Test
+    void secondInstance_readsTheStampFromThePrimary_andSeesTheActorsWrite() throws SQLException {
+        final Map<String, Object> table = Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE");
+        final EntityManagerFactory instanceA = emf(cluster, table);
+        final EntityManagerFactory instanceB = emf(cluster, table);
+        try (instanceA;
+                instanceB) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(instanceA, "alice", "written through A");
+            final ConsistencyToken stamp = ReadYourWrites.stampOf(instanceB, "alice");
+            assertThat(stamp).as("the stamp column on the primary").isNotNull();
+            for (int i = 0; i < 10; i++) {
+                assertThat(readNoteAs(instanceB, "alice", stamp, id)).isNotEqualTo(paused);
+            }
+        }
+    }
 
-	@Test
-	void tableStamps_withoutTheColumn_failAtBootstrapWithTheSchemaSnippet() {
-		final Map<String, Object> settings = new HashMap<>();
-		settings.put( RoutingSettings.ACTOR_STAMPS, "TABLE" );
-		settings.put( RoutingSettings.ACTOR_STAMPS_COLUMN, "missing_lsn" );
-		assertThatThrownBy( () -> emf( cluster, settings ).close() )
-				.hasStackTraceContaining( RoutingSettings.ACTOR_STAMPS_COLUMN )
-				.hasStackTraceContaining( "alter table users add column missing_lsn pg_lsn" );
-	}
+    @Test
+    void tableStamps_withoutTheColumn_failAtBootstrapWithTheSchemaSnippet() {
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(RoutingSettings.ACTOR_STAMPS, "TABLE");
+        settings.put(RoutingSettings.ACTOR_STAMPS_COLUMN, "missing_lsn");
+        assertThatThrownBy(() -> emf(cluster, settings).close())
+                .hasStackTraceContaining(RoutingSettings.ACTOR_STAMPS_COLUMN)
+                .hasStackTraceContaining("alter table users add column missing_lsn pg_lsn");
+    }
 
-	@Test
-	void concurrentStamps_neverMoveAnActorsStampBackwards() throws Exception {
-		final EntityManagerFactory stamped = emf( cluster, Map.of( RoutingSettings.ACTOR_STAMPS, "TABLE",
-				RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "12" ) );
-		final ExecutorService writers = Executors.newFixedThreadPool( 8 );
-		final ConcurrentLinkedQueue<ConsistencyToken> commits = new ConcurrentLinkedQueue<>();
-		final AtomicBoolean writing = new AtomicBoolean( true );
-		final List<String> regressions = new ArrayList<>();
-		try (stamped) {
-			final Thread sampler = new Thread( () -> {
-				ConsistencyToken last = null;
-				while ( writing.get() ) {
-					final ConsistencyToken now = ReadYourWrites.stampOf( stamped, "busy" );
-					if ( last != null && now != null && now.compareTo( last ) < 0 ) {
-						regressions.add( last + " -> " + now );
-					}
-					last = now == null ? last : now;
-				}
-			} );
-			sampler.start();
-			final CountDownLatch go = new CountDownLatch( 1 );
-			final List<Future<?>> done = new ArrayList<>();
-			for ( int t = 0; t < 8; t++ ) {
-				done.add( writers.submit( () -> {
-					go.await();
-					for ( int i = 0; i < 20; i++ ) {
-						try (RoutingScope scope = RoutingScope.builder().actor( "busy" ).open(); EntityManager em = stamped.createEntityManager()) {
-							em.getTransaction().begin();
-							em.persist( new Note( "busy" ) );
-							em.getTransaction().commit();
-							commits.add( scope.lastCommit() );
-						}
-					}
-					return null;
-				} ) );
-			}
-			go.countDown();
-			for ( Future<?> f : done ) {
-				f.get( 120, TimeUnit.SECONDS );
-			}
-			writing.set( false );
-			sampler.join();
-			final ConsistencyToken latest = commits.stream().max( ConsistencyToken::compareTo ).orElseThrow();
-			assertThat( commits ).hasSize( 160 );
-			assertThat( regressions ).as( "the stamp, sampled while 8 threads wrote, never went back" ).isEmpty();
-			assertThat( ReadYourWrites.stampOf( stamped, "busy" ) ).as( "the stamp ends at the latest commit" ).isEqualTo( latest );
-		}
-		finally {
-			writers.shutdownNow();
-		}
-	}
+    @Test
+    void concurrentStamps_neverMoveAnActorsStampBackwards() throws Exception {
+        final EntityManagerFactory stamped = emf(
+                cluster,
+                Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE", RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "12"));
+        final ExecutorService writers = Executors.newFixedThreadPool(8);
+        final ConcurrentLinkedQueue<ConsistencyToken> commits = new ConcurrentLinkedQueue<>();
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final List<String> regressions = new ArrayList<>();
+        try (stamped) {
+            final Thread sampler = new Thread(() -> {
+                ConsistencyToken last = null;
+                while (writing.get()) {
+                    final ConsistencyToken now = ReadYourWrites.stampOf(stamped, "busy");
+                    if (last != null && now != null && now.compareTo(last) < 0) {
+                        regressions.add(last + " -> " + now);
+                    }
+                    last = now == null ? last : now;
+                }
+            });
+            sampler.start();
+            final CountDownLatch go = new CountDownLatch(1);
+            final List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                done.add(writers.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < 20; i++) {
+                        try (RoutingScope scope =
+                                        RoutingScope.builder().actor("busy").open();
+                                EntityManager em = stamped.createEntityManager()) {
+                            em.getTransaction().begin();
+                            em.persist(new Note("busy"));
+                            em.getTransaction().commit();
+                            commits.add(scope.lastCommit());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            writing.set(false);
+            sampler.join();
+            final ConsistencyToken latest =
+                    commits.stream().max(ConsistencyToken::compareTo).orElseThrow();
+            assertThat(commits).hasSize(160);
+            assertThat(regressions)
+                    .as("the stamp, sampled while 8 threads wrote, never went back")
+                    .isEmpty();
+            assertThat(ReadYourWrites.stampOf(stamped, "busy"))
+                    .as("the stamp ends at the latest commit")
+                    .isEqualTo(latest);
+        } finally {
+            writers.shutdownNow();
+        }
+    }
 
-	@Test
-	void twoInstancesSharingRedis_respectEachOthersWrites_untilTheWindowEndsAndReplicasCatchUp() throws Exception {
-		// No time bound: the paused standby must stay eligible however slow this machine is, so that
-		// only the marker keeps the writing key off it.
-		final Map<String, Object> shared = Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s",
-				RoutingSettings.MAX_REPLICA_LAG, "0" );
-		final EntityManagerFactory instanceA = emf( cluster, shared );
-		final EntityManagerFactory instanceB = emf( cluster, shared );
-		try (instanceA; instanceB; RedisClient client = RedisClient.create( redis.uri() );
-				StatefulRedisConnection<String, String> connection = client.connect()) {
-			// A Redis seen without data may have lost markers: one window on the primary first.
-			awaitActorReadsOnReplicas( instanceA, "service-key-0" );
-			awaitActorReadsOnReplicas( instanceB, "service-key-0" );
-			final Node paused = cluster.standby( 1 );
-			cluster.pauseReplay( paused );
-			final long id = writeNoteAs( instanceA, "service-key-1", "through A" );
-			assertThat( connection.sync().get( "hibernate-routing:replication:service-key-1" ) ).as( "the marker holds the commit's position" )
-					.matches( "[0-9a-f]{16}" );
-			for ( int i = 0; i < 10; i++ ) {
-				assertThat( readNoteAs( instanceB, "service-key-1", null, id ) ).isNotEqualTo( paused );
-			}
-			assertThat( nodesServing( instanceB, "service-key-2", 10 ) ).as( "another key is unaffected" )
-					.containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
+    @Test
+    void twoInstancesSharingRedis_respectEachOthersWrites_untilTheWindowEndsAndReplicasCatchUp() throws Exception {
+        // No time bound: the paused standby must stay eligible however slow this machine is, so that
+        // only the marker keeps the writing key off it.
+        final Map<String, Object> shared = Map.of(
+                RoutingSettings.REDIS_URI,
+                redis.uri(),
+                RoutingSettings.REDIS_WINDOW,
+                "1s",
+                RoutingSettings.MAX_REPLICA_LAG,
+                "0");
+        final EntityManagerFactory instanceA = emf(cluster, shared);
+        final EntityManagerFactory instanceB = emf(cluster, shared);
+        try (instanceA;
+                instanceB;
+                RedisClient client = RedisClient.create(redis.uri());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            // A Redis seen without data may have lost markers: one window on the primary first.
+            awaitActorReadsOnReplicas(instanceA, "service-key-0");
+            awaitActorReadsOnReplicas(instanceB, "service-key-0");
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(instanceA, "service-key-1", "through A");
+            assertThat(connection.sync().get("hibernate-routing:replication:service-key-1"))
+                    .as("the marker holds the commit's position")
+                    .matches("[0-9a-f]{16}");
+            for (int i = 0; i < 10; i++) {
+                assertThat(readNoteAs(instanceB, "service-key-1", null, id)).isNotEqualTo(paused);
+            }
+            assertThat(nodesServing(instanceB, "service-key-2", 10))
+                    .as("another key is unaffected")
+                    .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
 
-			cluster.resumeReplay( paused );
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			runtime( instanceB ).checkReplicasNow();
-			final long deadline = System.nanoTime() + Duration.ofSeconds( 10 ).toNanos();
-			while ( connection.sync().exists( "hibernate-routing:replication:service-key-1" ) > 0 ) {
-				assertThat( System.nanoTime() ).as( "the marker expires after its window" ).isLessThan( deadline );
-				Thread.onSpinWait();
-			}
-			assertThat( nodesServing( instanceB, "service-key-1", 10 ) ).containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
-		}
-	}
+            cluster.resumeReplay(paused);
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            runtime(instanceB).checkReplicasNow();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (connection.sync().exists("hibernate-routing:replication:service-key-1") > 0) {
+                assertThat(System.nanoTime())
+                        .as("the marker expires after its window")
+                        .isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            assertThat(nodesServing(instanceB, "service-key-1", 10))
+                    .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
+        }
+    }
 
-	@Test
-	void redisDown_readsUseThePrimary_andMutationsAreRejectedBeforeAnySql_thenBothRecover() throws Exception {
-		final EntityManagerFactory withRedis = emf( cluster, Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s" ) );
-		try (withRedis) {
-			awaitActorReadsOnReplicas( withRedis, "carol" );
-			redis.stop();
-			try {
-				assertThat( nodesServing( withRedis, "carol", 4 ) ).as( "marker unreadable: the primary" ).containsExactly( cluster.primary() );
-				final long before = countOnPrimary( cluster, "note" );
-				assertThatThrownBy( () -> writeNoteAs( withRedis, "carol", "must not be written" ) )
-						.hasRootCauseInstanceOf( io.lettuce.core.RedisException.class )
-						.satisfies( e -> assertThat( causeChainHas( e, ConsistencyMarkerException.class ) ).isTrue() );
-				assertThat( countOnPrimary( cluster, "note" ) ).as( "nothing was written" ).isEqualTo( before );
-				try (EntityManager em = withRedis.createEntityManager()) {
-					assertThat( servedBy( cluster, em ).isPrimary() ).as( "reads without an actor need no marker" ).isFalse();
-				}
-			}
-			finally {
-				redis.restart();
-			}
-			final long deadline = System.nanoTime() + Duration.ofSeconds( 20 ).toNanos();
-			while ( true ) {
-				try {
-					writeNoteAs( withRedis, "carol", "after Redis came back" );
-					break;
-				}
-				catch (RuntimeException e) {
-					assertThat( System.nanoTime() ).as( "mutations work again after Redis restarts: %s", e ).isLessThan( deadline );
-					Thread.sleep( 50 );
-				}
-			}
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			runtime( withRedis ).checkReplicasNow();
-			// Redis restarted empty: after one window, reads use replicas again.
-			awaitActorReadsOnReplicas( withRedis, "dave" );
-		}
-	}
+    @Test
+    void redisDown_readsUseThePrimary_andMutationsAreRejectedBeforeAnySql_thenBothRecover() throws Exception {
+        final EntityManagerFactory withRedis =
+                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"));
+        try (withRedis) {
+            awaitActorReadsOnReplicas(withRedis, "carol");
+            redis.stop();
+            try {
+                assertThat(nodesServing(withRedis, "carol", 4))
+                        .as("marker unreadable: the primary")
+                        .containsExactly(cluster.primary());
+                final long before = countOnPrimary(cluster, "note");
+                assertThatThrownBy(() -> writeNoteAs(withRedis, "carol", "must not be written"))
+                        .hasRootCauseInstanceOf(io.lettuce.core.RedisException.class)
+                        .satisfies(e -> assertThat(causeChainHas(e, ConsistencyMarkerException.class))
+                                .isTrue());
+                assertThat(countOnPrimary(cluster, "note"))
+                        .as("nothing was written")
+                        .isEqualTo(before);
+                try (EntityManager em = withRedis.createEntityManager()) {
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("reads without an actor need no marker")
+                            .isFalse();
+                }
+            } finally {
+                redis.restart();
+            }
+            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (true) {
+                try {
+                    writeNoteAs(withRedis, "carol", "after Redis came back");
+                    break;
+                } catch (RuntimeException e) {
+                    assertThat(System.nanoTime())
+                            .as("mutations work again after Redis restarts: %s", e)
+                            .isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+            }
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            runtime(withRedis).checkReplicasNow();
+            // Redis restarted empty: after one window, reads use replicas again.
+            awaitActorReadsOnReplicas(withRedis, "dave");
+        }
+    }
 
-	/** Waits (bounded) until the actor's reads are served by replicas only, after Redis's start-up window. */
-	private static void awaitActorReadsOnReplicas(EntityManagerFactory factory, String actor) {
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 15 ).toNanos();
-		while ( nodesServing( factory, actor, 4 ).contains( cluster.primary() ) ) {
-			assertThat( System.nanoTime() ).as( "%s reads from replicas once the window is over", actor ).isLessThan( deadline );
-			java.util.concurrent.locks.LockSupport.parkNanos( Duration.ofMillis( 100 ).toNanos() );
-		}
-	}
+    /** Waits (bounded) until the actor's reads are served by replicas only, after Redis's start-up window. */
+    private static void awaitActorReadsOnReplicas(EntityManagerFactory factory, String actor) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (nodesServing(factory, actor, 4).contains(cluster.primary())) {
+            assertThat(System.nanoTime())
+                    .as("%s reads from replicas once the window is over", actor)
+                    .isLessThan(deadline);
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(100).toNanos());
+        }
+    }
 
-	@Test
-	void redisThatLostItsData_sendsActorsToThePrimaryForOneWindow() throws Exception {
-		final EntityManagerFactory withRedis = emf( cluster, Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "2s" ) );
-		try (withRedis; RedisClient client = RedisClient.create( redis.uri() ); StatefulRedisConnection<String, String> connection = client.connect()) {
-			awaitActorReadsOnReplicas( withRedis, "erin" );
-			connection.sync().flushall();
-			assertThat( nodesServing( withRedis, "erin", 4 ) ).as( "markers may have been lost: the primary" ).containsExactly( cluster.primary() );
-			assertThat( connection.sync().get( "hibernate-routing:alive" ) ).as( "the loss was noticed and the window started" ).isNotNull();
-			awaitActorReadsOnReplicas( withRedis, "erin" );
-		}
-	}
+    @Test
+    void redisThatLostItsData_sendsActorsToThePrimaryForOneWindow() throws Exception {
+        final EntityManagerFactory withRedis =
+                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "2s"));
+        try (withRedis;
+                RedisClient client = RedisClient.create(redis.uri());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            awaitActorReadsOnReplicas(withRedis, "erin");
+            connection.sync().flushall();
+            assertThat(nodesServing(withRedis, "erin", 4))
+                    .as("markers may have been lost: the primary")
+                    .containsExactly(cluster.primary());
+            assertThat(connection.sync().get("hibernate-routing:alive"))
+                    .as("the loss was noticed and the window started")
+                    .isNotNull();
+            awaitActorReadsOnReplicas(withRedis, "erin");
+        }
+    }
 
-	private static boolean causeChainHas(Throwable e, Class<? extends Throwable> type) {
-		for ( Throwable t = e; t != null; t = t.getCause() ) {
-			if ( type.isInstance( t ) ) {
-				return true;
-			}
-		}
-		return false;
-	}
+    private static boolean causeChainHas(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
-	@Test
-	void stampedMessage_isHandledOnAReplicaOnlyOnceItHasTheWrite() {
-		final Node paused = cluster.standby( 1 );
-		cluster.pauseReplay( paused );
-		final long id = writeNoteAs( emf, "publisher", "message payload" );
-		final ConsistencyToken stamp = ReadYourWrites.currentPosition( emf );
-		final StampedWork work = StampedWork.builder( emf ).build();
-		for ( int i = 0; i < 10; i++ ) {
-			final Node node = work.call( stamp, 1, () -> readNoteAs( emf, "worker", null, id ) );
-			assertThat( node ).isNotEqualTo( paused ).isNotEqualTo( cluster.primary() );
-		}
-	}
+    @Test
+    void stampedMessage_isHandledOnAReplicaOnlyOnceItHasTheWrite() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final long id = writeNoteAs(emf, "publisher", "message payload");
+        final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf);
+        final StampedWork work = StampedWork.builder(emf).build();
+        for (int i = 0; i < 10; i++) {
+            final Node node = work.call(stamp, 1, () -> readNoteAs(emf, "worker", null, id));
+            assertThat(node).isNotEqualTo(paused).isNotEqualTo(cluster.primary());
+        }
+    }
 
-	@Test
-	void stampedMessage_withEveryReplicaBehind_fallsBackOrAsksForARetry_asConfigured() {
-		cluster.standbys().forEach( cluster::pauseReplay );
-		final long id = writeNoteAs( emf, "publisher", "message payload" );
-		final ConsistencyToken stamp = ReadYourWrites.currentPosition( emf );
+    @Test
+    void stampedMessage_withEveryReplicaBehind_fallsBackOrAsksForARetry_asConfigured() {
+        cluster.standbys().forEach(cluster::pauseReplay);
+        final long id = writeNoteAs(emf, "publisher", "message payload");
+        final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf);
 
-		final Node fallback = StampedWork.builder( emf ).build().call( stamp, 1, () -> readNoteAs( emf, "worker", null, id ) );
-		assertThat( fallback ).isEqualTo( cluster.primary() );
+        final Node fallback =
+                StampedWork.builder(emf).build().call(stamp, 1, () -> readNoteAs(emf, "worker", null, id));
+        assertThat(fallback).isEqualTo(cluster.primary());
 
-		final StampedWork retrying = StampedWork.builder( emf ).whenBehind( StampedWork.WhenBehind.RETRY )
-				.retryBackoff( Duration.ofMillis( 500 ), Duration.ofSeconds( 3 ) ).build();
-		final AtomicBoolean ran = new AtomicBoolean();
-		assertThatThrownBy( () -> retrying.run( stamp, 1, () -> ran.set( true ) ) )
-				.isInstanceOf( RetryLaterException.class )
-				.satisfies( e -> assertThat( ( (RetryLaterException) e ).retryAfter() ).isEqualTo( Duration.ofMillis( 500 ) ) );
-		assertThatThrownBy( () -> retrying.run( stamp, 3, () -> ran.set( true ) ) )
-				.satisfies( e -> assertThat( ( (RetryLaterException) e ).retryAfter() ).isEqualTo( Duration.ofSeconds( 2 ) ) );
-		assertThatThrownBy( () -> retrying.run( stamp, 9, () -> ran.set( true ) ) )
-				.satisfies( e -> assertThat( ( (RetryLaterException) e ).retryAfter() ).isEqualTo( Duration.ofSeconds( 3 ) ) );
-		assertThat( ran ).as( "the handler never ran" ).isFalse();
+        final StampedWork retrying = StampedWork.builder(emf)
+                .whenBehind(StampedWork.WhenBehind.RETRY)
+                .retryBackoff(Duration.ofMillis(500), Duration.ofSeconds(3))
+                .build();
+        final AtomicBoolean ran = new AtomicBoolean();
+        assertThatThrownBy(() -> retrying.run(stamp, 1, () -> ran.set(true)))
+                .isInstanceOf(RetryLaterException.class)
+                .satisfies(
+                        e -> assertThat(((RetryLaterException) e).retryAfter()).isEqualTo(Duration.ofMillis(500)));
+        assertThatThrownBy(() -> retrying.run(stamp, 3, () -> ran.set(true)))
+                .satisfies(
+                        e -> assertThat(((RetryLaterException) e).retryAfter()).isEqualTo(Duration.ofSeconds(2)));
+        assertThatThrownBy(() -> retrying.run(stamp, 9, () -> ran.set(true)))
+                .satisfies(
+                        e -> assertThat(((RetryLaterException) e).retryAfter()).isEqualTo(Duration.ofSeconds(3)));
+        assertThat(ran).as("the handler never ran").isFalse();
 
-		cluster.resumeAll();
-		final Node afterCatchUp = retrying.call( stamp, 4, () -> readNoteAs( emf, "worker", null, id ) );
-		assertThat( afterCatchUp.isPrimary() ).isFalse();
-	}
+        cluster.resumeAll();
+        final Node afterCatchUp = retrying.call(stamp, 4, () -> readNoteAs(emf, "worker", null, id));
+        assertThat(afterCatchUp.isPrimary()).isFalse();
+    }
 
-	@Test
-	void steadyState_theGateAddsNoRoundTrips_butAsksWhenAPositionIsUnknown() throws Exception {
-		final EntityManagerFactory quiet = emf( cluster, Map.of( RoutingSettings.HEALTH_CHECK_INTERVAL, "1h" ) );
-		try (quiet) {
-			writeNoteAs( quiet, "steady", "steady" );
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			runtime( quiet ).checkReplicasNow();
-			final Map<Node, Long> logSizes = logSizes();
-			assertThat( nodesServing( quiet, "steady", 20 ) ).noneMatch( Node::isPrimary );
-			assertThat( gateQueriesSince( logSizes ) ).as( "gate checks in steady state" ).isZero();
+    @Test
+    void steadyState_theGateAddsNoRoundTrips_butAsksWhenAPositionIsUnknown() throws Exception {
+        final EntityManagerFactory quiet = emf(cluster, Map.of(RoutingSettings.HEALTH_CHECK_INTERVAL, "1h"));
+        try (quiet) {
+            writeNoteAs(quiet, "steady", "steady");
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            runtime(quiet).checkReplicasNow();
+            final Map<Node, Long> logSizes = logSizes();
+            assertThat(nodesServing(quiet, "steady", 20)).noneMatch(Node::isPrimary);
+            assertThat(gateQueriesSince(logSizes))
+                    .as("gate checks in steady state")
+                    .isZero();
 
-			writeNoteAs( quiet, "steady", "new position, not yet known to have been replayed" );
-			final Map<Node, Long> again = logSizes();
-			assertThat( nodesServing( quiet, "steady", 1 ) ).noneMatch( Node::isPrimary );
-			assertThat( gateQueriesSince( again ) ).as( "the gate asks the replicas when it must" ).isPositive();
-		}
-	}
+            writeNoteAs(quiet, "steady", "new position, not yet known to have been replayed");
+            final Map<Node, Long> again = logSizes();
+            assertThat(nodesServing(quiet, "steady", 1)).noneMatch(Node::isPrimary);
+            assertThat(gateQueriesSince(again))
+                    .as("the gate asks the replicas when it must")
+                    .isPositive();
+        }
+    }
 
-	private static Map<Node, Long> logSizes() throws IOException {
-		final Map<Node, Long> sizes = new HashMap<>();
-		for ( Node standby : cluster.standbys() ) {
-			sizes.put( standby, Files.size( standby.logFile() ) );
-		}
-		return sizes;
-	}
+    private static Map<Node, Long> logSizes() throws IOException {
+        final Map<Node, Long> sizes = new HashMap<>();
+        for (Node standby : cluster.standbys()) {
+            sizes.put(standby, Files.size(standby.logFile()));
+        }
+        return sizes;
+    }
 
-	private static long gateQueriesSince(Map<Node, Long> sizes) throws IOException {
-		long count = 0;
-		for ( Map.Entry<Node, Long> entry : sizes.entrySet() ) {
-			final byte[] log = Files.readAllBytes( entry.getKey().logFile() );
-			final String tail = new String( log, entry.getValue().intValue(), log.length - entry.getValue().intValue() );
-			count += tail.lines().filter( line -> line.contains( "hibernate-routing lsn-gate" ) ).count();
-		}
-		return count;
-	}
+    private static long gateQueriesSince(Map<Node, Long> sizes) throws IOException {
+        long count = 0;
+        for (Map.Entry<Node, Long> entry : sizes.entrySet()) {
+            final byte[] log = Files.readAllBytes(entry.getKey().logFile());
+            final String tail = new String(
+                    log,
+                    entry.getValue().intValue(),
+                    log.length - entry.getValue().intValue());
+            count += tail.lines()
+                    .filter(line -> line.contains("hibernate-routing lsn-gate"))
+                    .count();
+        }
+        return count;
+    }
 }

@@ -8,24 +8,21 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.testing.RoutingLeakCheck;
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 
 /**
  * Several replicas, their lag and their failures: a session keeps one replica while new sessions
@@ -35,75 +32,80 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class ReplicasLagAndFailuresIT extends RoutingFixture {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 );
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
 
-	@Test
-	void session_keepsOneReplica_soItsReadsNeverGoBackInTime() {
-		try (EntityManager em = emf.createEntityManager()) {
-			final Set<Node> nodes = new HashSet<>();
-			for ( int i = 0; i < 10; i++ ) {
-				nodes.add( servedBy( cluster, em ) );
-				em.getTransaction().begin();
-				nodes.add( servedBy( cluster, em ) );
-				em.getTransaction().commit();
-			}
-			assertThat( nodes ).hasSize( 1 );
-			assertThat( nodes.iterator().next().isPrimary() ).isFalse();
-		}
-		assertThat( servedByFreshSessions( emf, 6 ) ).as( "new sessions are balanced over both replicas" )
-				.containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
-	}
+    @Test
+    void session_keepsOneReplica_soItsReadsNeverGoBackInTime() {
+        try (EntityManager em = emf.createEntityManager()) {
+            final Set<Node> nodes = new HashSet<>();
+            for (int i = 0; i < 10; i++) {
+                nodes.add(servedBy(cluster, em));
+                em.getTransaction().begin();
+                nodes.add(servedBy(cluster, em));
+                em.getTransaction().commit();
+            }
+            assertThat(nodes).hasSize(1);
+            assertThat(nodes.iterator().next().isPrimary()).isFalse();
+        }
+        assertThat(servedByFreshSessions(emf, 6))
+                .as("new sessions are balanced over both replicas")
+                .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
+    }
 
-	@Test
-	void replicaBeyondLagBound_getsNoReads() throws SQLException {
-		final EntityManagerFactory bounded = emf( cluster, Map.of( RoutingSettings.MAX_REPLICA_LAG_BYTES, "64kB" ) );
-		try (bounded) {
-			final Node paused = cluster.standby( 1 );
-			cluster.pauseReplay( paused );
-			onPrimary( cluster, "insert into note select nextval('note_seq'), repeat('x', 1000) from generate_series(1, 2000)" );
-			cluster.awaitReplay( cluster.standby( 2 ), cluster.currentWalLsn(), Duration.ofSeconds( 30 ) );
-			runtime( bounded ).checkReplicasNow();
-			assertThat( runtime( bounded ).replicas().get( 0 ).lagBytes() ).isGreaterThan( 64 * 1024 );
-			assertThat( servedByFreshSessions( bounded, 10 ) ).containsExactly( cluster.standby( 2 ) );
-		}
-	}
+    @Test
+    void replicaBeyondLagBound_getsNoReads() throws SQLException {
+        final EntityManagerFactory bounded = emf(cluster, Map.of(RoutingSettings.MAX_REPLICA_LAG_BYTES, "64kB"));
+        try (bounded) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            onPrimary(
+                    cluster,
+                    "insert into note select nextval('note_seq'), repeat('x', 1000) from generate_series(1, 2000)");
+            cluster.awaitReplay(cluster.standby(2), cluster.currentWalLsn(), Duration.ofSeconds(30));
+            runtime(bounded).checkReplicasNow();
+            assertThat(runtime(bounded).replicas().get(0).lagBytes()).isGreaterThan(64 * 1024);
+            assertThat(servedByFreshSessions(bounded, 10)).containsExactly(cluster.standby(2));
+        }
+    }
 
-	@Test
-	void stoppedReplica_isSkipped_underFallback_andUsedAgainAfterRestart() {
-		final EntityManagerFactory own = emf( cluster, Map.of() );
-		try (own) {
-			cluster.stop( cluster.standby( 1 ) );
-			runtime( own ).checkReplicasNow();
-			assertThat( servedByFreshSessions( own, 10 ) ).containsExactly( cluster.standby( 2 ) );
+    @Test
+    void stoppedReplica_isSkipped_underFallback_andUsedAgainAfterRestart() {
+        final EntityManagerFactory own = emf(cluster, Map.of());
+        try (own) {
+            cluster.stop(cluster.standby(1));
+            runtime(own).checkReplicasNow();
+            assertThat(servedByFreshSessions(own, 10)).containsExactly(cluster.standby(2));
 
-			cluster.stop( cluster.standby( 2 ) );
-			runtime( own ).checkReplicasNow();
-			assertThat( servedByFreshSessions( own, 3 ) ).as( "no replica left: the primary" ).containsExactly( cluster.primary() );
+            cluster.stop(cluster.standby(2));
+            runtime(own).checkReplicasNow();
+            assertThat(servedByFreshSessions(own, 3))
+                    .as("no replica left: the primary")
+                    .containsExactly(cluster.primary());
 
-			cluster.start( cluster.standby( 1 ) );
-			cluster.start( cluster.standby( 2 ) );
-			cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-			// The breaker stays open for its open duration, then the health check's trial closes it.
-			awaitReplicasUp( own );
-			assertThat( servedByFreshSessions( own, 6 ) ).containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
-		}
-	}
+            cluster.start(cluster.standby(1));
+            cluster.start(cluster.standby(2));
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            // The breaker stays open for its open duration, then the health check's trial closes it.
+            awaitReplicasUp(own);
+            assertThat(servedByFreshSessions(own, 6)).containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
+        }
+    }
 
-	@Test
-	void stoppedReplica_surfacesError_underFail() {
-		final Map<String, Object> settings = new HashMap<>();
-		settings.put( RoutingSettings.REPLICA_URLS, cluster.standby( 1 ).jdbcUrl() );
-		settings.put( RoutingSettings.REPLICA_FAILURE, "FAIL" );
-		final EntityManagerFactory failing = emf( cluster, settings );
-		try (failing) {
-			cluster.stop( cluster.standby( 1 ) );
-			runtime( failing ).checkReplicasNow();
-			try (EntityManager em = failing.createEntityManager()) {
-				assertThatThrownBy( () -> servedBy( cluster, em ) )
-						.hasStackTraceContaining( "No replica can serve this read (replica-down)" )
-						.hasStackTraceContaining( RoutingSettings.REPLICA_FAILURE + "=FAIL" );
-			}
-		}
-	}
+    @Test
+    void stoppedReplica_surfacesError_underFail() {
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(RoutingSettings.REPLICA_URLS, cluster.standby(1).jdbcUrl());
+        settings.put(RoutingSettings.REPLICA_FAILURE, "FAIL");
+        final EntityManagerFactory failing = emf(cluster, settings);
+        try (failing) {
+            cluster.stop(cluster.standby(1));
+            runtime(failing).checkReplicasNow();
+            try (EntityManager em = failing.createEntityManager()) {
+                assertThatThrownBy(() -> servedBy(cluster, em))
+                        .hasStackTraceContaining("No replica can serve this read (replica-down)")
+                        .hasStackTraceContaining(RoutingSettings.REPLICA_FAILURE + "=FAIL");
+            }
+        }
+    }
 }

@@ -7,6 +7,10 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,16 +19,9 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-
-import io.github.hibernaterouting.testkit.Node;
-import io.github.hibernaterouting.testkit.PostgresCluster;
 
 /**
  * The fixture of the routing ITs, each a class of its own concern: a real primary with two streaming
@@ -35,101 +32,103 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
  * standbys and changing a row on the primary behind their back.
  */
 abstract class RoutingFixture {
-	static PostgresCluster cluster;
-	static EntityManagerFactory emf;
+    static PostgresCluster cluster;
+    static EntityManagerFactory emf;
 
-	@BeforeAll
-	static void startPersistenceUnit(PostgresCluster pg) throws SQLException {
-		cluster = pg;
-		createSchema( cluster );
-		emf = emf( cluster, Map.of() );
-	}
+    @BeforeAll
+    static void startPersistenceUnit(PostgresCluster pg) throws SQLException {
+        cluster = pg;
+        createSchema(cluster);
+        emf = emf(cluster, Map.of());
+    }
 
-	@AfterAll
-	static void closePersistenceUnit() {
-		if ( emf != null ) {
-			emf.close();
-		}
-	}
+    @AfterAll
+    static void closePersistenceUnit() {
+        if (emf != null) {
+            emf.close();
+        }
+    }
 
-	@BeforeEach
-	void emptyTables() throws SQLException {
-		onPrimary( cluster, "delete from account; delete from note" );
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		awaitReplicasUp( emf );
-	}
+    @BeforeEach
+    void emptyTables() throws SQLException {
+        onPrimary(cluster, "delete from account; delete from note");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        awaitReplicasUp(emf);
+    }
 
-	long createAccount(String name, int balance) {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			final Account account = new Account( name, balance );
-			em.persist( account );
-			em.getTransaction().commit();
-			return account.id;
-		}
-	}
+    long createAccount(String name, int balance) {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Account account = new Account(name, balance);
+            em.persist(account);
+            em.getTransaction().commit();
+            return account.id;
+        }
+    }
 
-	long createNote(String text) {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.getTransaction().begin();
-			final Note note = new Note( text );
-			em.persist( note );
-			em.getTransaction().commit();
-			return note.id;
-		}
-	}
+    long createNote(String text) {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Note note = new Note(text);
+            em.persist(note);
+            em.getTransaction().commit();
+            return note.id;
+        }
+    }
 
-	void pauseAllStandbys() {
-		cluster.standbys().forEach( cluster::pauseReplay );
-	}
+    void pauseAllStandbys() {
+        cluster.standbys().forEach(cluster::pauseReplay);
+    }
 
-	static Set<Node> servedByFreshSessions(EntityManagerFactory factory, int sessions) {
-		final Set<Node> nodes = new HashSet<>();
-		for ( int i = 0; i < sessions; i++ ) {
-			try (EntityManager em = factory.createEntityManager()) {
-				nodes.add( servedBy( cluster, em ) );
-			}
-		}
-		return nodes;
-	}
+    static Set<Node> servedByFreshSessions(EntityManagerFactory factory, int sessions) {
+        final Set<Node> nodes = new HashSet<>();
+        for (int i = 0; i < sessions; i++) {
+            try (EntityManager em = factory.createEntityManager()) {
+                nodes.add(servedBy(cluster, em));
+            }
+        }
+        return nodes;
+    }
 
-	/**
-	 * The standby backend that serves an EntityManager's reads. What a transaction leaves open there
-	 * is asked of the standby itself: the state {@code pg_stat_activity} reports for the backend. A
-	 * backend inside a transaction block reports {@code idle in transaction} between statements, one
-	 * in auto-commit {@code idle}; PostgreSQL sets the state before it answers, so the check is exact.
-	 * Only while the unit of work holds the connection: once it is back in the pool, the health check
-	 * may be using it.
-	 */
-	record Backend(Node node, int pid) {
-		String state() throws SQLException {
-			try (Connection admin = cluster.adminConnection( node );
-					PreparedStatement query = admin.prepareStatement( "select state from pg_stat_activity where pid = ?" )) {
-				query.setInt( 1, pid );
-				try (ResultSet rs = query.executeQuery()) {
-					assertThat( rs.next() ).as( "backend %s on %s", pid, node ).isTrue();
-					return rs.getString( 1 );
-				}
-			}
-		}
-	}
+    /**
+     * The standby backend that serves an EntityManager's reads. What a transaction leaves open there
+     * is asked of the standby itself: the state {@code pg_stat_activity} reports for the backend. A
+     * backend inside a transaction block reports {@code idle in transaction} between statements, one
+     * in auto-commit {@code idle}; PostgreSQL sets the state before it answers, so the check is exact.
+     * Only while the unit of work holds the connection: once it is back in the pool, the health check
+     * may be using it.
+     */
+    record Backend(Node node, int pid) {
+        String state() throws SQLException {
+            try (Connection admin = cluster.adminConnection(node);
+                    PreparedStatement query =
+                            admin.prepareStatement("select state from pg_stat_activity where pid = ?")) {
+                query.setInt(1, pid);
+                try (ResultSet rs = query.executeQuery()) {
+                    assertThat(rs.next()).as("backend %s on %s", pid, node).isTrue();
+                    return rs.getString(1);
+                }
+            }
+        }
+    }
 
-	static Backend backend(EntityManager em) {
-		final Object[] row = (Object[]) em.createNativeQuery( "select inet_server_port(), pg_backend_pid()" ).getSingleResult();
-		return replicaBackend( ( (Number) row[0] ).intValue(), ( (Number) row[1] ).intValue() );
-	}
+    static Backend backend(EntityManager em) {
+        final Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_backend_pid()")
+                .getSingleResult();
+        return replicaBackend(((Number) row[0]).intValue(), ((Number) row[1]).intValue());
+    }
 
-	static Backend backend(Connection connection) throws SQLException {
-		try (PreparedStatement query = connection.prepareStatement( "select inet_server_port(), pg_backend_pid()" );
-				ResultSet rs = query.executeQuery()) {
-			rs.next();
-			return replicaBackend( rs.getInt( 1 ), rs.getInt( 2 ) );
-		}
-	}
+    static Backend backend(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("select inet_server_port(), pg_backend_pid()");
+                ResultSet rs = query.executeQuery()) {
+            rs.next();
+            return replicaBackend(rs.getInt(1), rs.getInt(2));
+        }
+    }
 
-	static Backend replicaBackend(int port, int pid) {
-		final Backend backend = new Backend( cluster.nodeForPort( port ), pid );
-		assertThat( backend.node().isPrimary() ).as( "read served by a replica" ).isFalse();
-		return backend;
-	}
+    static Backend replicaBackend(int port, int pid) {
+        final Backend backend = new Backend(cluster.nodeForPort(port), pid);
+        assertThat(backend.node().isPrimary()).as("read served by a replica").isFalse();
+        return backend;
+    }
 }

@@ -6,17 +6,6 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.Map;
-
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import io.github.hibernaterouting.routing.ReplicaWriteException;
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingHints;
@@ -25,6 +14,14 @@ import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The strategies and the levels that set them (persistence unit, scope, EntityManager property,
@@ -32,82 +29,104 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class StrategyLevelsIT extends RoutingFixture {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 );
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
 
-	@Test
-	void replicaStrategy_write_failsLoudly_andWritesNothing() throws SQLException {
-		try (EntityManager em = emf.createEntityManager()) {
-			em.setProperty( RoutingSettings.STRATEGY, Strategy.REPLICA );
-			assertThat( servedBy( cluster, em ).isPrimary() ).isFalse();
-			em.getTransaction().begin();
-			assertThat( thrownBy( () -> em.createNativeQuery( "insert into note (id, text) values (1, 'forbidden')" ).executeUpdate() ) )
-					.isInstanceOf( ReplicaWriteException.class )
-					.hasMessageContaining( "REPLICA" ).hasMessageContaining( "Strategy.PRIMARY" ).hasMessageContaining( "nothing was sent" );
-			em.getTransaction().rollback();
-		}
-		try (EntityManager em = emf.createEntityManager()) {
-			em.setProperty( RoutingSettings.STRATEGY, "replica" );
-			em.getTransaction().begin();
-			assertThat( thrownBy( () -> {
-				em.persist( new Note( "forbidden" ) );
-				em.flush();
-			} ) ).isInstanceOf( ReplicaWriteException.class );
-			em.getTransaction().rollback();
-		}
-		assertThat( countOnPrimary( cluster, "note" ) ).isZero();
-	}
+    @Test
+    void replicaStrategy_write_failsLoudly_andWritesNothing() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.setProperty(RoutingSettings.STRATEGY, Strategy.REPLICA);
+            assertThat(servedBy(cluster, em).isPrimary()).isFalse();
+            em.getTransaction().begin();
+            assertThat(thrownBy(() -> em.createNativeQuery("insert into note (id, text) values (1, 'forbidden')")
+                            .executeUpdate()))
+                    .isInstanceOf(ReplicaWriteException.class)
+                    .hasMessageContaining("REPLICA")
+                    .hasMessageContaining("Strategy.PRIMARY")
+                    .hasMessageContaining("nothing was sent");
+            em.getTransaction().rollback();
+        }
+        try (EntityManager em = emf.createEntityManager()) {
+            em.setProperty(RoutingSettings.STRATEGY, "replica");
+            em.getTransaction().begin();
+            assertThat(thrownBy(() -> {
+                        em.persist(new Note("forbidden"));
+                        em.flush();
+                    }))
+                    .isInstanceOf(ReplicaWriteException.class);
+            em.getTransaction().rollback();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isZero();
+    }
 
-	@Test
-	void strategyLevels_mostSpecificWins() throws SQLException {
-		final EntityManagerFactory primaryByDefault = emf( cluster, Map.of( RoutingSettings.STRATEGY, "PRIMARY" ) );
-		try (primaryByDefault) {
-			try (EntityManager em = primaryByDefault.createEntityManager()) {
-				assertThat( servedBy( cluster, em ).isPrimary() ).as( "persistence-unit default PRIMARY" ).isTrue();
-			}
-			try (RoutingScope ignored = RoutingScope.open( Strategy.STALE_READ ); EntityManager em = primaryByDefault.createEntityManager()) {
-				assertThat( servedBy( cluster, em ).isPrimary() ).as( "scope STALE_READ beats the default" ).isFalse();
-				em.setProperty( RoutingSettings.STRATEGY, "PRIMARY" );
-				em.getTransaction().begin(); // session properties are read when a unit of work starts
-				assertThat( servedBy( cluster, em ).isPrimary() ).as( "session property PRIMARY beats the scope" ).isTrue();
-				final Number port = (Number) em.createNativeQuery( "/*+ " + RoutingHints.strategy( Strategy.REPLICA ) + " */ select inet_server_port()" )
-						.getSingleResult();
-				assertThat( cluster.nodeForPort( port.intValue() ).isPrimary() )
-						.as( "inside a transaction already on the primary, reads stay there" ).isTrue();
-				em.getTransaction().commit();
-			}
-			try (EntityManager em = primaryByDefault.createEntityManager()) {
-				em.setProperty( RoutingSettings.STRATEGY, "PRIMARY" );
-				final Object port = em.createNativeQuery( "select inet_server_port()" )
-						.setHint( RoutingHints.DATABASE_HINT, RoutingHints.strategy( Strategy.STALE_READ ) )
-						.getSingleResult();
-				assertThat( cluster.nodeForPort( ( (Number) port ).intValue() ).isPrimary() ).as( "query hint beats the session property" ).isFalse();
-			}
-		}
-		// The hint on a JPQL query, seen in the data: replicas are paused and hold the old name.
-		final long id = createAccount( "old", 1 );
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		pauseAllStandbys();
-		onPrimary( cluster, "update account set name = 'new' where id = " + id );
-		try (EntityManager em = emf.createEntityManager()) {
-			final String jpql = "select a.name from Account a where a.id = :id";
-			assertThat( em.createQuery( jpql, String.class ).setParameter( "id", id ).getSingleResult() ).isEqualTo( "old" );
-			assertThat( em.createQuery( jpql, String.class ).setParameter( "id", id )
-					.setHint( RoutingHints.DATABASE_HINT, RoutingHints.strategy( Strategy.PRIMARY ) )
-					.getSingleResult() ).isEqualTo( "new" );
-			assertThat( Routing.with( Strategy.PRIMARY, () -> em.createQuery( jpql, String.class ).setParameter( "id", id ).getSingleResult() ) )
-					.as( "programmatic scope" ).isEqualTo( "new" );
-		}
-	}
+    @Test
+    void strategyLevels_mostSpecificWins() throws SQLException {
+        final EntityManagerFactory primaryByDefault = emf(cluster, Map.of(RoutingSettings.STRATEGY, "PRIMARY"));
+        try (primaryByDefault) {
+            try (EntityManager em = primaryByDefault.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("persistence-unit default PRIMARY")
+                        .isTrue();
+            }
+            try (RoutingScope ignored = RoutingScope.open(Strategy.STALE_READ);
+                    EntityManager em = primaryByDefault.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("scope STALE_READ beats the default")
+                        .isFalse();
+                em.setProperty(RoutingSettings.STRATEGY, "PRIMARY");
+                em.getTransaction().begin(); // session properties are read when a unit of work starts
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("session property PRIMARY beats the scope")
+                        .isTrue();
+                final Number port = (Number) em.createNativeQuery(
+                                "/*+ " + RoutingHints.strategy(Strategy.REPLICA) + " */ select inet_server_port()")
+                        .getSingleResult();
+                assertThat(cluster.nodeForPort(port.intValue()).isPrimary())
+                        .as("inside a transaction already on the primary, reads stay there")
+                        .isTrue();
+                em.getTransaction().commit();
+            }
+            try (EntityManager em = primaryByDefault.createEntityManager()) {
+                em.setProperty(RoutingSettings.STRATEGY, "PRIMARY");
+                final Object port = em.createNativeQuery("select inet_server_port()")
+                        .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(Strategy.STALE_READ))
+                        .getSingleResult();
+                assertThat(cluster.nodeForPort(((Number) port).intValue()).isPrimary())
+                        .as("query hint beats the session property")
+                        .isFalse();
+            }
+        }
+        // The hint on a JPQL query, seen in the data: replicas are paused and hold the old name.
+        final long id = createAccount("old", 1);
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        pauseAllStandbys();
+        onPrimary(cluster, "update account set name = 'new' where id = " + id);
+        try (EntityManager em = emf.createEntityManager()) {
+            final String jpql = "select a.name from Account a where a.id = :id";
+            assertThat(em.createQuery(jpql, String.class).setParameter("id", id).getSingleResult())
+                    .isEqualTo("old");
+            assertThat(em.createQuery(jpql, String.class)
+                            .setParameter("id", id)
+                            .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(Strategy.PRIMARY))
+                            .getSingleResult())
+                    .isEqualTo("new");
+            assertThat(Routing.with(
+                            Strategy.PRIMARY,
+                            () -> em.createQuery(jpql, String.class)
+                                    .setParameter("id", id)
+                                    .getSingleResult()))
+                    .as("programmatic scope")
+                    .isEqualTo("new");
+        }
+    }
 
-	/** What {@code work} threw; fails the test if it threw nothing. */
-	private static Throwable thrownBy(Runnable work) {
-		try {
-			work.run();
-		}
-		catch (RuntimeException e) {
-			return e;
-		}
-		throw new AssertionError( "expected an exception" );
-	}
+    /** What {@code work} threw; fails the test if it threw nothing. */
+    private static Throwable thrownBy(Runnable work) {
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("expected an exception");
+    }
 }

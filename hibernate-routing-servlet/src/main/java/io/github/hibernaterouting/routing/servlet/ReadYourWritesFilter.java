@@ -1,11 +1,18 @@
 package io.github.hibernaterouting.routing.servlet;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Collections;
-import java.util.Objects;
-import java.util.Set;
-
+import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.servlet.internal.BufferedResponse;
+import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
+import io.github.hibernaterouting.routing.servlet.internal.FilterInitParams;
+import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
+import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders;
+import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders.InvalidHeaderException;
+import io.github.hibernaterouting.routing.servlet.spi.Actor;
+import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -15,23 +22,12 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-
-import io.github.hibernaterouting.routing.ConsistencyMarkerException;
-import io.github.hibernaterouting.routing.ConsistencyToken;
-import io.github.hibernaterouting.routing.ReadYourWrites;
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.servlet.internal.BufferedResponse;
-import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
-import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
-import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders;
-import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders.InvalidHeaderException;
-import io.github.hibernaterouting.routing.servlet.spi.Actor;
-import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
 
 /**
  * Routes each HTTP request and keeps read-your-writes for its actor: the request level of routing.
@@ -64,346 +60,298 @@ import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
  * fail {@link #init}. Thread-safe once initialised.
  */
 public final class ReadYourWritesFilter implements Filter {
-	/** Servlet context attribute holding the persistence unit's {@link EntityManagerFactory}. */
-	public static final String ENTITY_MANAGER_FACTORY = "io.github.hibernaterouting.routing.servlet.EntityManagerFactory";
-	/** Init-param: class name of the {@link ActorResolver}; it needs a public no-argument constructor. */
-	public static final String ACTOR_RESOLVER_PARAM = "actor-resolver";
-	/** Init-param: endpoint rules for safe methods, {@code [METHOD] /path/pattern=STRATEGY}, comma-separated. */
-	public static final String RULES_PARAM = "rules";
-	/** Init-param: {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
-	public static final String REQUIRE_ACTOR_PARAM = "require-actor";
+    /** Servlet context attribute holding the persistence unit's {@link EntityManagerFactory}. */
+    public static final String ENTITY_MANAGER_FACTORY =
+            "io.github.hibernaterouting.routing.servlet.EntityManagerFactory";
+    /** Init-param: class name of the {@link ActorResolver}; it needs a public no-argument constructor. */
+    public static final String ACTOR_RESOLVER_PARAM = FilterInitParams.ACTOR_RESOLVER;
+    /** Init-param: endpoint rules for safe methods, {@code [METHOD] /path/pattern=STRATEGY}, comma-separated. */
+    public static final String RULES_PARAM = FilterInitParams.RULES;
+    /** Init-param: {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
+    public static final String REQUIRE_ACTOR_PARAM = FilterInitParams.REQUIRE_ACTOR;
 
-	/** Request header with a position reads must reflect; response header with a mutation's commit position. */
-	public static final String CONSISTENCY_TOKEN_HEADER = RoutingHeaders.CONSISTENCY_TOKEN;
-	/** Request header: {@code true} reads from the primary. */
-	public static final String FORCE_PRIMARY_HEADER = RoutingHeaders.FORCE_PRIMARY;
-	/** Request header: {@code strong} reads from the primary. */
-	public static final String CONSISTENCY_HEADER = RoutingHeaders.CONSISTENCY;
-	/** Request and response header with the request id. */
-	public static final String REQUEST_ID_HEADER = RoutingHeaders.REQUEST_ID;
-	/** The SLF4J MDC key of the request id. */
-	public static final String MDC_REQUEST_ID = "requestId";
+    /** Request header with a position reads must reflect; response header with a mutation's commit position. */
+    public static final String CONSISTENCY_TOKEN_HEADER = RoutingHeaders.CONSISTENCY_TOKEN;
+    /** Request header: {@code true} reads from the primary. */
+    public static final String FORCE_PRIMARY_HEADER = RoutingHeaders.FORCE_PRIMARY;
+    /** Request header: {@code strong} reads from the primary. */
+    public static final String CONSISTENCY_HEADER = RoutingHeaders.CONSISTENCY;
+    /** Request and response header with the request id. */
+    public static final String REQUEST_ID_HEADER = RoutingHeaders.REQUEST_ID;
+    /** The SLF4J MDC key of the request id. */
+    public static final String MDC_REQUEST_ID = "requestId";
 
-	private static final Logger LOG = LoggerFactory.getLogger( ReadYourWritesFilter.class );
-	private static final Set<String> PARAMS = Set.of( ACTOR_RESOLVER_PARAM, RULES_PARAM, REQUIRE_ACTOR_PARAM );
-	/** Marks a request the filter already handles, so that a second mapping or a forward does not route it twice. */
-	private static final String APPLIED = ReadYourWritesFilter.class.getName() + ".applied";
+    private static final Logger LOG = LoggerFactory.getLogger(ReadYourWritesFilter.class);
+    /** Marks a request the filter already handles, so that a second mapping or a forward does not route it twice. */
+    private static final String APPLIED = ReadYourWritesFilter.class.getName() + ".applied";
 
-	private volatile EntityManagerFactory entityManagerFactory;
-	private volatile ActorResolver actorResolver;
-	private volatile EndpointRules rules;
-	private volatile Boolean requireActor;
+    private volatile EntityManagerFactory entityManagerFactory;
+    private volatile ActorResolver actorResolver;
+    private volatile EndpointRules rules;
+    private volatile Boolean requireActor;
 
-	/** For {@code web.xml} and the web fragment: the persistence unit comes from {@value #ENTITY_MANAGER_FACTORY}. */
-	public ReadYourWritesFilter() {
-	}
+    /** For {@code web.xml} and the web fragment: the persistence unit comes from {@value #ENTITY_MANAGER_FACTORY}. */
+    public ReadYourWritesFilter() {}
 
-	/** For programmatic registration ({@code ServletContext.addFilter}) with the given persistence unit. */
-	public ReadYourWritesFilter(EntityManagerFactory entityManagerFactory) {
-		this.entityManagerFactory = Objects.requireNonNull( entityManagerFactory, "entityManagerFactory" );
-	}
+    /** For programmatic registration ({@code ServletContext.addFilter}) with the given persistence unit. */
+    public ReadYourWritesFilter(EntityManagerFactory entityManagerFactory) {
+        this.entityManagerFactory = Objects.requireNonNull(entityManagerFactory, "entityManagerFactory");
+    }
 
-	/**
-	 * Sets how the actor of a request is found, instead of the init-param; default
-	 * {@link ActorResolver#userPrincipal()}. Call before the filter is initialised.
-	 */
-	public ReadYourWritesFilter actorResolver(ActorResolver resolver) {
-		this.actorResolver = Objects.requireNonNull( resolver, "resolver" );
-		return this;
-	}
+    /**
+     * Sets how the actor of a request is found, instead of the init-param; default
+     * {@link ActorResolver#userPrincipal()}. Call before the filter is initialised.
+     */
+    public ReadYourWritesFilter actorResolver(ActorResolver resolver) {
+        this.actorResolver = Objects.requireNonNull(resolver, "resolver");
+        return this;
+    }
 
-	/**
-	 * Sets the endpoint rules, instead of the init-param.
-	 *
-	 * @throws IllegalArgumentException naming the bad rule and the expected form
-	 */
-	public ReadYourWritesFilter rules(String rules) {
-		this.rules = EndpointRules.parse( rules );
-		return this;
-	}
+    /**
+     * Sets the endpoint rules, instead of the init-param.
+     *
+     * @throws IllegalArgumentException naming the bad rule and the expected form
+     */
+    public ReadYourWritesFilter rules(String rules) {
+        this.rules = EndpointRules.parse(rules);
+        return this;
+    }
 
-	/** Whether a request without an actor is answered with {@code 401}, instead of the init-param; default {@code false}. */
-	public ReadYourWritesFilter requireActor(boolean requireActor) {
-		this.requireActor = requireActor;
-		return this;
-	}
+    /** Whether a request without an actor is answered with {@code 401}, instead of the init-param; default {@code false}. */
+    public ReadYourWritesFilter requireActor(boolean requireActor) {
+        this.requireActor = requireActor;
+        return this;
+    }
 
-	/**
-	 * Reads the init-params and finds the persistence unit.
-	 *
-	 * @throws ServletException naming the init-param or attribute that is wrong or missing, and the fix
-	 */
-	@Override
-	public void init(FilterConfig config) throws ServletException {
-		for ( String name : Collections.list( config.getInitParameterNames() ) ) {
-			if ( !PARAMS.contains( name ) ) {
-				throw new ServletException( "Unknown init-param '" + name + "' of filter '" + config.getFilterName()
-						+ "' (" + getClass().getName() + "); the known ones are " + String.join( ", ", PARAMS.stream().sorted().toList() ) );
-			}
-		}
-		final String resolverClass = config.getInitParameter( ACTOR_RESOLVER_PARAM );
-		if ( resolverClass != null ) {
-			if ( actorResolver != null ) {
-				throw new ServletException( "Filter '" + config.getFilterName() + "' has an actor resolver set in code and the init-param '"
-						+ ACTOR_RESOLVER_PARAM + "'; keep one of them" );
-			}
-			actorResolver = instantiate( resolverClass.trim() );
-		}
-		final String ruleText = config.getInitParameter( RULES_PARAM );
-		if ( ruleText != null ) {
-			if ( rules != null ) {
-				throw new ServletException( "Filter '" + config.getFilterName() + "' has rules set in code and the init-param '"
-						+ RULES_PARAM + "'; keep one of them" );
-			}
-			try {
-				rules = EndpointRules.parse( ruleText );
-			}
-			catch (IllegalArgumentException e) {
-				throw new ServletException( "Init-param '" + RULES_PARAM + "' of filter '" + config.getFilterName() + "': " + e.getMessage() );
-			}
-		}
-		final String require = config.getInitParameter( REQUIRE_ACTOR_PARAM );
-		if ( require != null ) {
-			if ( requireActor != null ) {
-				throw new ServletException( "Filter '" + config.getFilterName() + "' has require-actor set in code and the init-param '"
-						+ REQUIRE_ACTOR_PARAM + "'; keep one of them" );
-			}
-			final String value = require.trim();
-			if ( !value.equals( "true" ) && !value.equals( "false" ) ) {
-				throw new ServletException( "Invalid value '" + value + "' for init-param '" + REQUIRE_ACTOR_PARAM
-						+ "' of filter '" + config.getFilterName() + "': expected 'true' or 'false'" );
-			}
-			requireActor = Boolean.valueOf( value );
-		}
-		if ( entityManagerFactory == null ) {
-			final Object attribute = config.getServletContext().getAttribute( ENTITY_MANAGER_FACTORY );
-			if ( !( attribute instanceof EntityManagerFactory emf ) ) {
-				throw new ServletException( "Filter '" + config.getFilterName() + "' needs the EntityManagerFactory of the "
-						+ "routed persistence unit in the servlet context attribute '" + ENTITY_MANAGER_FACTORY + "' "
-						+ ( attribute == null ? "(it is not set)" : "(it holds a " + attribute.getClass().getName() + ")" )
-						+ ": set it in a ServletContextListener, or register the filter programmatically with "
-						+ "new ReadYourWritesFilter(entityManagerFactory)" );
-			}
-			entityManagerFactory = emf;
-		}
-		LOG.debug( "Filter '{}' routes requests; actor resolver {}, {} endpoint rules", config.getFilterName(),
-				actorResolver == null ? "userPrincipal" : actorResolver.getClass().getName(), rules == null || rules.isEmpty() ? "no" : "with" );
-	}
+    /**
+     * Reads the init-params and finds the persistence unit.
+     *
+     * @throws ServletException naming the init-param or attribute that is wrong or missing, and the fix
+     */
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        final FilterInitParams params = new FilterInitParams(config, getClass().getName());
+        actorResolver = params.actorResolver(actorResolver);
+        rules = params.rules(rules);
+        requireActor = params.requireActor(requireActor);
+        entityManagerFactory = params.entityManagerFactory(entityManagerFactory, ENTITY_MANAGER_FACTORY);
+        LOG.debug(
+                "Filter '{}' routes requests; actor resolver {}, {} endpoint rules",
+                config.getFilterName(),
+                actorResolver == null
+                        ? "userPrincipal"
+                        : actorResolver.getClass().getName(),
+                rules == null || rules.isEmpty() ? "no" : "with");
+    }
 
-	private static ActorResolver instantiate(String className) throws ServletException {
-		try {
-			ClassLoader loader = Thread.currentThread().getContextClassLoader();
-			if ( loader == null ) {
-				loader = ReadYourWritesFilter.class.getClassLoader();
-			}
-			final Class<?> type = Class.forName( className, true, loader );
-			if ( !ActorResolver.class.isAssignableFrom( type ) ) {
-				throw new ServletException( "Init-param '" + ACTOR_RESOLVER_PARAM + "': class " + className
-						+ " does not implement " + ActorResolver.class.getName() );
-			}
-			return (ActorResolver) type.getConstructor().newInstance();
-		}
-		catch (ReflectiveOperationException | LinkageError e) {
-			throw new ServletException( "Init-param '" + ACTOR_RESOLVER_PARAM + "': cannot create " + className
-					+ "; it must be a public class with a public no-argument constructor implementing "
-					+ ActorResolver.class.getName() + " (" + e + ")", e );
-		}
-	}
+    @Override
+    public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(servletRequest instanceof HttpServletRequest request)
+                || !(servletResponse instanceof HttpServletResponse response)
+                || servletRequest.getAttribute(APPLIED) != null) {
+            chain.doFilter(servletRequest, servletResponse);
+            return;
+        }
+        request.setAttribute(APPLIED, Boolean.TRUE);
+        final String previousId = MDC.get(MDC_REQUEST_ID);
+        final String requestId = RoutingHeaders.requestId(request.getHeader(REQUEST_ID_HEADER));
+        MDC.put(MDC_REQUEST_ID, requestId);
+        try {
+            response.setHeader(REQUEST_ID_HEADER, requestId);
+            route(request, response, chain);
+        } finally {
+            if (previousId == null) {
+                MDC.remove(MDC_REQUEST_ID);
+            } else {
+                MDC.put(MDC_REQUEST_ID, previousId);
+            }
+        }
+    }
 
-	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
-			throws IOException, ServletException {
-		if ( !( servletRequest instanceof HttpServletRequest request ) || !( servletResponse instanceof HttpServletResponse response )
-				|| servletRequest.getAttribute( APPLIED ) != null ) {
-			chain.doFilter( servletRequest, servletResponse );
-			return;
-		}
-		request.setAttribute( APPLIED, Boolean.TRUE );
-		final String previousId = MDC.get( MDC_REQUEST_ID );
-		final String requestId = RoutingHeaders.requestId( request.getHeader( REQUEST_ID_HEADER ) );
-		MDC.put( MDC_REQUEST_ID, requestId );
-		try {
-			response.setHeader( REQUEST_ID_HEADER, requestId );
-			route( request, response, chain );
-		}
-		finally {
-			if ( previousId == null ) {
-				MDC.remove( MDC_REQUEST_ID );
-			}
-			else {
-				MDC.put( MDC_REQUEST_ID, previousId );
-			}
-		}
-	}
+    private void route(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        final int status = response.getStatus();
+        if (status == HttpServletResponse.SC_UNAUTHORIZED || status == HttpServletResponse.SC_FORBIDDEN) {
+            // The application rejected the request before us: no scope, no marker, no stamp.
+            LOG.debug("Request already answered {}: not routed", status);
+            chain.doFilter(request, response);
+            return;
+        }
+        final String method = request.getMethod();
+        final boolean mutation = !EndpointRules.SAFE_METHODS.contains(method);
+        final ConsistencyToken requested;
+        final boolean forcePrimary;
+        final boolean strong;
+        try {
+            requested = RoutingHeaders.minimum(request.getHeaders(CONSISTENCY_TOKEN_HEADER));
+            forcePrimary = RoutingHeaders.forcePrimary(request.getHeaders(FORCE_PRIMARY_HEADER));
+            strong = RoutingHeaders.strongConsistency(request.getHeaders(CONSISTENCY_HEADER));
+        } catch (InvalidHeaderException e) {
+            LOG.debug("Invalid {} header: 400", e.header());
+            answer(response, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
+            return;
+        }
+        final Actor actor = (actorResolver == null ? ActorResolver.userPrincipal() : actorResolver).resolve(request);
+        if (actor == null && Boolean.TRUE.equals(requireActor)) {
+            answer(
+                    response,
+                    HttpServletResponse.SC_UNAUTHORIZED,
+                    "Authentication required: this request has no authenticated user.");
+            return;
+        }
+        final RequestRouting routing = decide(request, method, mutation, forcePrimary, strong);
+        final RoutingScope outer = RoutingScope.current();
+        final RoutingScope scope = RoutingScope.builder()
+                .strategy(routing.strategy())
+                .actor(actor == null ? null : actor.key())
+                .minimum(actor == null ? null : actor.stamp())
+                .minimum(requested)
+                .open();
+        try {
+            if (mutation && actor != null) {
+                // Inside the request's scope, so the library knows the marker is stored and its
+                // first write does not store it again.
+                try {
+                    ReadYourWrites.beforeMutation(entityManagerFactory(), actor.key());
+                } catch (ConsistencyMarkerException e) {
+                    markerUnavailable(response, e);
+                    return;
+                }
+            }
+            request.setAttribute(RequestRouting.ATTRIBUTE, routing);
+            LOG.debug(
+                    "{} routed {} ({}){}",
+                    method,
+                    routing.strategy(),
+                    routing.cause(),
+                    actor == null ? " without an actor" : "");
+            if (mutation) {
+                mutate(request, response, chain, scope);
+            } else {
+                chain.doFilter(request, response);
+            }
+        } finally {
+            closeScopes(outer, scope);
+        }
+    }
 
-	private void route(HttpServletRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
-		final int status = response.getStatus();
-		if ( status == HttpServletResponse.SC_UNAUTHORIZED || status == HttpServletResponse.SC_FORBIDDEN ) {
-			// The application rejected the request before us: no scope, no marker, no stamp.
-			LOG.debug( "Request already answered {}: not routed", status );
-			chain.doFilter( request, response );
-			return;
-		}
-		final String method = request.getMethod();
-		final boolean mutation = !EndpointRules.SAFE_METHODS.contains( method );
-		final ConsistencyToken requested;
-		final boolean forcePrimary;
-		final boolean strong;
-		try {
-			requested = RoutingHeaders.minimum( request.getHeaders( CONSISTENCY_TOKEN_HEADER ) );
-			forcePrimary = RoutingHeaders.forcePrimary( request.getHeaders( FORCE_PRIMARY_HEADER ) );
-			strong = RoutingHeaders.strongConsistency( request.getHeaders( CONSISTENCY_HEADER ) );
-		}
-		catch (InvalidHeaderException e) {
-			LOG.debug( "Invalid {} header: 400", e.header() );
-			answer( response, HttpServletResponse.SC_BAD_REQUEST, e.getMessage() );
-			return;
-		}
-		final Actor actor = ( actorResolver == null ? ActorResolver.userPrincipal() : actorResolver ).resolve( request );
-		if ( actor == null && Boolean.TRUE.equals( requireActor ) ) {
-			answer( response, HttpServletResponse.SC_UNAUTHORIZED, "Authentication required: this request has no authenticated user." );
-			return;
-		}
-		final RequestRouting routing = decide( request, method, mutation, forcePrimary, strong );
-		final RoutingScope outer = RoutingScope.current();
-		final RoutingScope scope = RoutingScope.builder()
-				.strategy( routing.strategy() )
-				.actor( actor == null ? null : actor.key() )
-				.minimum( actor == null ? null : actor.stamp() )
-				.minimum( requested )
-				.open();
-		try {
-			if ( mutation && actor != null ) {
-				// Inside the request's scope, so the library knows the marker is stored and its
-				// first write does not store it again.
-				try {
-					ReadYourWrites.beforeMutation( entityManagerFactory(), actor.key() );
-				}
-				catch (ConsistencyMarkerException e) {
-					markerUnavailable( response, e );
-					return;
-				}
-			}
-			request.setAttribute( RequestRouting.ATTRIBUTE, routing );
-			LOG.debug( "{} routed {} ({}){}", method, routing.strategy(), routing.cause(), actor == null ? " without an actor" : "" );
-			if ( mutation ) {
-				mutate( request, response, chain, scope );
-			}
-			else {
-				chain.doFilter( request, response );
-			}
-		}
-		finally {
-			closeScopes( outer, scope );
-		}
-	}
+    private RequestRouting decide(
+            HttpServletRequest request, String method, boolean mutation, boolean forcePrimary, boolean strong) {
+        if (mutation) {
+            return new RequestRouting(Strategy.PRIMARY, true, "mutation");
+        }
+        if (forcePrimary) {
+            return new RequestRouting(Strategy.PRIMARY, true, FORCE_PRIMARY_HEADER);
+        }
+        if (strong) {
+            return new RequestRouting(Strategy.PRIMARY, true, CONSISTENCY_HEADER);
+        }
+        if (RoutingHeaders.isSubscription(request.getHeaders("Accept"), request.getHeaders("Upgrade"))) {
+            return new RequestRouting(Strategy.PRIMARY, true, "subscription");
+        }
+        final EndpointRules endpointRules = rules;
+        final Strategy ruled = endpointRules == null ? null : endpointRules.match(method, pathInApplication(request));
+        return ruled != null
+                ? new RequestRouting(ruled, false, "rule")
+                : new RequestRouting(Strategy.READ_AFTER_WRITE, false, "safe method");
+    }
 
-	private RequestRouting decide(HttpServletRequest request, String method, boolean mutation, boolean forcePrimary, boolean strong) {
-		if ( mutation ) {
-			return new RequestRouting( Strategy.PRIMARY, true, "mutation" );
-		}
-		if ( forcePrimary ) {
-			return new RequestRouting( Strategy.PRIMARY, true, FORCE_PRIMARY_HEADER );
-		}
-		if ( strong ) {
-			return new RequestRouting( Strategy.PRIMARY, true, CONSISTENCY_HEADER );
-		}
-		if ( RoutingHeaders.isSubscription( request.getHeaders( "Accept" ), request.getHeaders( "Upgrade" ) ) ) {
-			return new RequestRouting( Strategy.PRIMARY, true, "subscription" );
-		}
-		final EndpointRules endpointRules = rules;
-		final Strategy ruled = endpointRules == null ? null : endpointRules.match( method, pathInApplication( request ) );
-		return ruled != null
-				? new RequestRouting( ruled, false, "rule" )
-				: new RequestRouting( Strategy.READ_AFTER_WRITE, false, "safe method" );
-	}
+    private static String pathInApplication(HttpServletRequest request) {
+        final String servletPath = request.getServletPath();
+        final String pathInfo = request.getPathInfo();
+        final String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
 
-	private static String pathInApplication(HttpServletRequest request) {
-		final String servletPath = request.getServletPath();
-		final String pathInfo = request.getPathInfo();
-		final String path = ( servletPath == null ? "" : servletPath ) + ( pathInfo == null ? "" : pathInfo );
-		return path.isEmpty() ? "/" : path;
-	}
+    /** Runs a mutation's handler with its response held back until the stamp advanced, then adds the token. */
+    private static void mutate(
+            HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
+            throws IOException, ServletException {
+        final BufferedResponse buffered = new BufferedResponse(response);
+        try {
+            chain.doFilter(request, buffered);
+        } catch (IOException | ServletException | RuntimeException e) {
+            // The library refuses a write whose marker it could not store (Redis went away after our own marker).
+            if (causedBy(e, ConsistencyMarkerException.class) && !response.isCommitted()) {
+                response.reset();
+                response.setHeader(REQUEST_ID_HEADER, MDC.get(MDC_REQUEST_ID));
+                markerUnavailable(response, (ConsistencyMarkerException) cause(e, ConsistencyMarkerException.class));
+                return;
+            }
+            addToken(response, scope);
+            throw e;
+        }
+        // The library advanced the actor's stamp when the handler's transaction committed; only now may the client see
+        // the answer.
+        addToken(response, scope);
+        if (request.isAsyncStarted()) {
+            LOG.debug(
+                    "Asynchronous mutation: its response is released when the handler returns, later writes pass through");
+        }
+        buffered.release();
+    }
 
-	/** Runs a mutation's handler with its response held back until the stamp advanced, then adds the token. */
-	private static void mutate(HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
-			throws IOException, ServletException {
-		final BufferedResponse buffered = new BufferedResponse( response );
-		try {
-			chain.doFilter( request, buffered );
-		}
-		catch (IOException | ServletException | RuntimeException e) {
-			// The library refuses a write whose marker it could not store (Redis went away after our own marker).
-			if ( causedBy( e, ConsistencyMarkerException.class ) && !response.isCommitted() ) {
-				response.reset();
-				response.setHeader( REQUEST_ID_HEADER, MDC.get( MDC_REQUEST_ID ) );
-				markerUnavailable( response, (ConsistencyMarkerException) cause( e, ConsistencyMarkerException.class ) );
-				return;
-			}
-			addToken( response, scope );
-			throw e;
-		}
-		// The library advanced the actor's stamp when the handler's transaction committed; only now may the client see the answer.
-		addToken( response, scope );
-		if ( request.isAsyncStarted() ) {
-			LOG.debug( "Asynchronous mutation: its response is released when the handler returns, later writes pass through" );
-		}
-		buffered.release();
-	}
+    private static void addToken(HttpServletResponse response, RoutingScope scope) {
+        final ConsistencyToken commit = scope.lastCommit();
+        if (commit != null && !response.isCommitted()) {
+            response.setHeader(CONSISTENCY_TOKEN_HEADER, commit.toString());
+        }
+    }
 
-	private static void addToken(HttpServletResponse response, RoutingScope scope) {
-		final ConsistencyToken commit = scope.lastCommit();
-		if ( commit != null && !response.isCommitted() ) {
-			response.setHeader( CONSISTENCY_TOKEN_HEADER, commit.toString() );
-		}
-	}
+    /** Closes the request's scope and any scope the handler left open on top of it, innermost first. */
+    private static void closeScopes(RoutingScope outer, RoutingScope scope) {
+        for (RoutingScope current = RoutingScope.current();
+                current != null && current != outer;
+                current = RoutingScope.current()) {
+            if (current != scope) {
+                // An exception no mapper handled skips Jakarta REST response filters; the scope must not outlive the
+                // request.
+                LOG.warn("Closing a RoutingScope that the request's handler left open");
+            }
+            current.close();
+        }
+    }
 
-	/** Closes the request's scope and any scope the handler left open on top of it, innermost first. */
-	private static void closeScopes(RoutingScope outer, RoutingScope scope) {
-		for ( RoutingScope current = RoutingScope.current(); current != null && current != outer; current = RoutingScope.current() ) {
-			if ( current != scope ) {
-				// An exception no mapper handled skips Jakarta REST response filters; the scope must not outlive the request.
-				LOG.warn( "Closing a RoutingScope that the request's handler left open" );
-			}
-			current.close();
-		}
-	}
+    private static void markerUnavailable(HttpServletResponse response, ConsistencyMarkerException e)
+            throws IOException {
+        // The message names the Redis endpoint (masked); the client only learns the cause.
+        LOG.warn("Mutation refused with 503 before its handler ran: {}", e.getMessage());
+        response.setHeader("Retry-After", "1");
+        answer(
+                response,
+                HttpServletResponse.SC_SERVICE_UNAVAILABLE,
+                "Service unavailable: the consistency marker (Redis) could not "
+                        + "be stored, so this write was refused before it ran and nothing was written. Retry in a second.");
+    }
 
-	private static void markerUnavailable(HttpServletResponse response, ConsistencyMarkerException e) throws IOException {
-		// The message names the Redis endpoint (masked); the client only learns the cause.
-		LOG.warn( "Mutation refused with 503 before its handler ran: {}", e.getMessage() );
-		response.setHeader( "Retry-After", "1" );
-		answer( response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Service unavailable: the consistency marker (Redis) could not "
-				+ "be stored, so this write was refused before it ran and nothing was written. Retry in a second." );
-	}
+    private static void answer(HttpServletResponse response, int status, String message) throws IOException {
+        response.setStatus(status);
+        response.setContentType("text/plain;charset=UTF-8");
+        response.setHeader("Cache-Control", "no-store");
+        final byte[] body = (message + "\n").getBytes(StandardCharsets.UTF_8);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
 
-	private static void answer(HttpServletResponse response, int status, String message) throws IOException {
-		response.setStatus( status );
-		response.setContentType( "text/plain;charset=UTF-8" );
-		response.setHeader( "Cache-Control", "no-store" );
-		final byte[] body = ( message + "\n" ).getBytes( StandardCharsets.UTF_8 );
-		response.setContentLength( body.length );
-		response.getOutputStream().write( body );
-	}
+    private EntityManagerFactory entityManagerFactory() {
+        final EntityManagerFactory emf = entityManagerFactory;
+        if (emf == null) {
+            throw new IllegalStateException("ReadYourWritesFilter was not initialised: no EntityManagerFactory");
+        }
+        return emf;
+    }
 
-	private EntityManagerFactory entityManagerFactory() {
-		final EntityManagerFactory emf = entityManagerFactory;
-		if ( emf == null ) {
-			throw new IllegalStateException( "ReadYourWritesFilter was not initialised: no EntityManagerFactory" );
-		}
-		return emf;
-	}
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        return cause(e, type) != null;
+    }
 
-	private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-		return cause( e, type ) != null;
-	}
-
-	private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
-		for ( Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause() ) {
-			if ( type.isInstance( t ) ) {
-				return t;
-			}
-		}
-		return null;
-	}
+    private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return t;
+            }
+        }
+        return null;
+    }
 }

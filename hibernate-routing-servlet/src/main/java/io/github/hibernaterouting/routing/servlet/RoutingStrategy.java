@@ -1,12 +1,11 @@
 package io.github.hibernaterouting.routing.servlet;
 
+import io.github.hibernaterouting.routing.Strategy;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
-import io.github.hibernaterouting.routing.Strategy;
 
 /**
  * The routing strategy of a Jakarta REST resource method, or of every method of a resource class
@@ -27,8 +26,8 @@ import io.github.hibernaterouting.routing.Strategy;
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ ElementType.METHOD, ElementType.TYPE })
+@Target({ElementType.METHOD, ElementType.TYPE})
 public @interface RoutingStrategy {
-	/** The strategy for the resource method's unit of work. */
-	Strategy value();
+    /** The strategy for the resource method's unit of work. */
+    Strategy value();
 }

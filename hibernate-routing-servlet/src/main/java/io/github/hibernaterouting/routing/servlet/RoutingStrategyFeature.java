@@ -1,8 +1,9 @@
 package io.github.hibernaterouting.routing.servlet;
 
-import java.io.IOException;
-import java.lang.reflect.Method;
-
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
+import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -13,14 +14,10 @@ import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
-
+import java.io.IOException;
+import java.lang.reflect.Method;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
-import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
 
 /**
  * Applies {@link RoutingStrategy} to Jakarta REST resource methods.
@@ -42,47 +39,47 @@ import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
  */
 @Provider
 public final class RoutingStrategyFeature implements DynamicFeature {
-	@Override
-	public void configure(ResourceInfo resourceInfo, FeatureContext context) {
-		final Method method = resourceInfo.getResourceMethod();
-		RoutingStrategy annotation = method == null ? null : method.getAnnotation( RoutingStrategy.class );
-		if ( annotation == null && resourceInfo.getResourceClass() != null ) {
-			annotation = resourceInfo.getResourceClass().getAnnotation( RoutingStrategy.class );
-		}
-		if ( annotation != null ) {
-			context.register( new ScopeFilter( annotation.value() ) );
-		}
-	}
+    @Override
+    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+        final Method method = resourceInfo.getResourceMethod();
+        RoutingStrategy annotation = method == null ? null : method.getAnnotation(RoutingStrategy.class);
+        if (annotation == null && resourceInfo.getResourceClass() != null) {
+            annotation = resourceInfo.getResourceClass().getAnnotation(RoutingStrategy.class);
+        }
+        if (annotation != null) {
+            context.register(new ScopeFilter(annotation.value()));
+        }
+    }
 
-	/** Opens the annotation's scope before the resource method and closes it after. */
-	@Priority(Priorities.USER)
-	static final class ScopeFilter implements ContainerRequestFilter, ContainerResponseFilter {
-		private static final Logger LOG = LoggerFactory.getLogger( RoutingStrategyFeature.class );
-		private static final String SCOPE = ScopeFilter.class.getName() + ".scope";
+    /** Opens the annotation's scope before the resource method and closes it after. */
+    @Priority(Priorities.USER)
+    static final class ScopeFilter implements ContainerRequestFilter, ContainerResponseFilter {
+        private static final Logger LOG = LoggerFactory.getLogger(RoutingStrategyFeature.class);
+        private static final String SCOPE = ScopeFilter.class.getName() + ".scope";
 
-		private final Strategy strategy;
+        private final Strategy strategy;
 
-		ScopeFilter(Strategy strategy) {
-			this.strategy = strategy;
-		}
+        ScopeFilter(Strategy strategy) {
+            this.strategy = strategy;
+        }
 
-		@Override
-		public void filter(ContainerRequestContext request) {
-			final Object routing = request.getProperty( RequestRouting.ATTRIBUTE );
-			if ( routing instanceof RequestRouting decided && decided.primaryRequired()
-					|| !EndpointRules.SAFE_METHODS.contains( request.getMethod() ) ) {
-				LOG.debug( "@RoutingStrategy({}) not applied: the request must use the primary", strategy );
-				return;
-			}
-			request.setProperty( SCOPE, RoutingScope.open( strategy ) );
-		}
+        @Override
+        public void filter(ContainerRequestContext request) {
+            final Object routing = request.getProperty(RequestRouting.ATTRIBUTE);
+            if (routing instanceof RequestRouting decided && decided.primaryRequired()
+                    || !EndpointRules.SAFE_METHODS.contains(request.getMethod())) {
+                LOG.debug("@RoutingStrategy({}) not applied: the request must use the primary", strategy);
+                return;
+            }
+            request.setProperty(SCOPE, RoutingScope.open(strategy));
+        }
 
-		@Override
-		public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
-			if ( request.getProperty( SCOPE ) instanceof RoutingScope scope ) {
-				request.removeProperty( SCOPE );
-				scope.close();
-			}
-		}
-	}
+        @Override
+        public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
+            if (request.getProperty(SCOPE) instanceof RoutingScope scope) {
+                request.removeProperty(SCOPE);
+                scope.close();
+            }
+        }
+    }
 }

@@ -2,91 +2,93 @@ package io.github.hibernaterouting.routing.servlet;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
 import java.lang.reflect.Proxy;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.Map;
-
-import jakarta.servlet.FilterConfig;
-import jakarta.servlet.ServletContext;
-import jakarta.servlet.ServletException;
-
 import org.junit.jupiter.api.Test;
 
 /** Configuration errors fail the filter's initialisation, naming what to fix. */
 class ReadYourWritesFilterTest {
-	private static FilterConfig config(Map<String, String> params, Object emfAttribute) {
-		final ServletContext context = (ServletContext) Proxy.newProxyInstance( ServletContext.class.getClassLoader(),
-				new Class<?>[] { ServletContext.class },
-				(proxy, method, args) -> method.getName().equals( "getAttribute" ) ? emfAttribute : null );
-		return new FilterConfig() {
-			@Override
-			public String getFilterName() {
-				return "routing";
-			}
+    private static FilterConfig config(Map<String, String> params, Object emfAttribute) {
+        final ServletContext context = (ServletContext) Proxy.newProxyInstance(
+                ServletContext.class.getClassLoader(),
+                new Class<?>[] {ServletContext.class},
+                (proxy, method, args) -> method.getName().equals("getAttribute") ? emfAttribute : null);
+        return new FilterConfig() {
+            @Override
+            public String getFilterName() {
+                return "routing";
+            }
 
-			@Override
-			public ServletContext getServletContext() {
-				return context;
-			}
+            @Override
+            public ServletContext getServletContext() {
+                return context;
+            }
 
-			@Override
-			public String getInitParameter(String name) {
-				return params.get( name );
-			}
+            @Override
+            public String getInitParameter(String name) {
+                return params.get(name);
+            }
 
-			@Override
-			public Enumeration<String> getInitParameterNames() {
-				return Collections.enumeration( params.keySet() );
-			}
-		};
-	}
+            @Override
+            public Enumeration<String> getInitParameterNames() {
+                return Collections.enumeration(params.keySet());
+            }
+        };
+    }
 
-	@Test
-	void missingEntityManagerFactory_failsInitNamingTheAttribute() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of(), null ) ) )
-				.isInstanceOf( ServletException.class )
-				.hasMessageContaining( ReadYourWritesFilter.ENTITY_MANAGER_FACTORY )
-				.hasMessageContaining( "it is not set" );
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of(), "a string" ) ) )
-				.hasMessageContaining( "java.lang.String" );
-	}
+    @Test
+    void missingEntityManagerFactory_failsInitNamingTheAttribute() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of(), null)))
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining(ReadYourWritesFilter.ENTITY_MANAGER_FACTORY)
+                .hasMessageContaining("it is not set");
+        assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of(), "a string")))
+                .hasMessageContaining("java.lang.String");
+    }
 
-	@Test
-	void badRule_failsInitNamingTheRuleAndTheForm() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of( "rules", "GET /auth/**=PRIMARY, /reports/*=FAST" ), null ) ) )
-				.isInstanceOf( ServletException.class )
-				.hasMessageContaining( "'/reports/*=FAST'" )
-				.hasMessageContaining( "[METHOD] /path/pattern=STRATEGY" );
-	}
+    @Test
+    void badRule_failsInitNamingTheRuleAndTheForm() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter()
+                        .init(config(Map.of("rules", "GET /auth/**=PRIMARY, /reports/*=FAST"), null)))
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("'/reports/*=FAST'")
+                .hasMessageContaining("[METHOD] /path/pattern=STRATEGY");
+    }
 
-	@Test
-	void unknownInitParam_failsInitListingTheKnownOnes() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of( "rule", "/x=PRIMARY" ), null ) ) )
-				.isInstanceOf( ServletException.class )
-				.hasMessageContaining( "'rule'" )
-				.hasMessageContaining( "actor-resolver, require-actor, rules" );
-	}
+    @Test
+    void unknownInitParam_failsInitListingTheKnownOnes() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of("rule", "/x=PRIMARY"), null)))
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("'rule'")
+                .hasMessageContaining("actor-resolver, require-actor, rules");
+    }
 
-	@Test
-	void actorResolverThatIsNotOne_failsInit() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of( "actor-resolver", "java.lang.Object" ), null ) ) )
-				.hasMessageContaining( "does not implement" );
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of( "actor-resolver", "com.example.Missing" ), null ) ) )
-				.hasMessageContaining( "cannot create com.example.Missing" );
-	}
+    @Test
+    void actorResolverThatIsNotOne_failsInit() {
+        assertThatThrownBy(() ->
+                        new ReadYourWritesFilter().init(config(Map.of("actor-resolver", "java.lang.Object"), null)))
+                .hasMessageContaining("does not implement");
+        assertThatThrownBy(() ->
+                        new ReadYourWritesFilter().init(config(Map.of("actor-resolver", "com.example.Missing"), null)))
+                .hasMessageContaining("cannot create com.example.Missing");
+    }
 
-	@Test
-	void requireActor_acceptsOnlyTrueOrFalse() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().init( config( Map.of( "require-actor", "yes" ), null ) ) )
-				.hasMessageContaining( "'require-actor'" )
-				.hasMessageContaining( "'true' or 'false'" );
-	}
+    @Test
+    void requireActor_acceptsOnlyTrueOrFalse() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of("require-actor", "yes"), null)))
+                .hasMessageContaining("'require-actor'")
+                .hasMessageContaining("'true' or 'false'");
+    }
 
-	@Test
-	void badRuleGivenInCode_failsAtOnce() {
-		assertThatThrownBy( () -> new ReadYourWritesFilter().rules( "POST /x=STALE_READ" ) )
-				.isInstanceOf( IllegalArgumentException.class )
-				.hasMessageContaining( "mutations" );
-	}
+    @Test
+    void badRuleGivenInCode_failsAtOnce() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter().rules("POST /x=STALE_READ"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("mutations");
+    }
 }

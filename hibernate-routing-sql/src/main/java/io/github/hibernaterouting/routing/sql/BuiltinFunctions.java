@@ -37,37 +37,92 @@ final class BuiltinFunctions {
 
     /** Writers known by exact name; prefixes below catch whole families, including future members. */
     private static final String[] WRITERS = {
-        "nextval", "setval", "currval", "lastval",
-        "pg_notify", "set_config",
-        "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lowrite", "lo_put",
-        "lo_truncate", "lo_truncate64", "lo_from_bytea", "lo_open", "lo_close", "lo_lseek",
-        "lo_lseek64", "lo_tell", "lo_tell64", "loread",
-        "txid_current", "pg_current_xact_id",
-        "pg_switch_wal", "pg_switch_xlog", "pg_create_restore_point",
-        "pg_current_wal_lsn", "pg_current_wal_insert_lsn", "pg_current_wal_flush_lsn",
-        "pg_current_xlog_location", "pg_current_xlog_insert_location", "pg_current_xlog_flush_location",
+        "nextval",
+        "setval",
+        "currval",
+        "lastval",
+        "pg_notify",
+        "set_config",
+        "lo_create",
+        "lo_creat",
+        "lo_import",
+        "lo_export",
+        "lo_unlink",
+        "lowrite",
+        "lo_put",
+        "lo_truncate",
+        "lo_truncate64",
+        "lo_from_bytea",
+        "lo_open",
+        "lo_close",
+        "lo_lseek",
+        "lo_lseek64",
+        "lo_tell",
+        "lo_tell64",
+        "loread",
+        "txid_current",
+        "pg_current_xact_id",
+        "pg_switch_wal",
+        "pg_switch_xlog",
+        "pg_create_restore_point",
+        "pg_current_wal_lsn",
+        "pg_current_wal_insert_lsn",
+        "pg_current_wal_flush_lsn",
+        "pg_current_xlog_location",
+        "pg_current_xlog_insert_location",
+        "pg_current_xlog_flush_location",
         // IMMUTABLE or not, these refuse to run during recovery.
-        "pg_walfile_name", "pg_walfile_name_offset", "pg_xlogfile_name", "pg_xlogfile_name_offset",
+        "pg_walfile_name",
+        "pg_walfile_name_offset",
+        "pg_xlogfile_name",
+        "pg_xlogfile_name_offset",
         "pg_log_standby_snapshot",
-        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-        "pg_rotate_logfile_old", "pg_promote", "pg_wal_replay_pause", "pg_wal_replay_resume",
-        "pg_xlog_replay_pause", "pg_xlog_replay_resume", "pg_log_backend_memory_contexts",
-        "pg_logical_emit_message", "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes",
-        "pg_logical_slot_peek_changes", "pg_logical_slot_peek_binary_changes",
-        "pg_replication_slot_advance", "pg_replication_origin_advance", "pg_replication_origin_create",
-        "pg_replication_origin_drop", "pg_replication_origin_session_setup",
-        "pg_replication_origin_session_reset", "pg_replication_origin_xact_setup",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_rotate_logfile_old",
+        "pg_promote",
+        "pg_wal_replay_pause",
+        "pg_wal_replay_resume",
+        "pg_xlog_replay_pause",
+        "pg_xlog_replay_resume",
+        "pg_log_backend_memory_contexts",
+        "pg_logical_emit_message",
+        "pg_logical_slot_get_changes",
+        "pg_logical_slot_get_binary_changes",
+        "pg_logical_slot_peek_changes",
+        "pg_logical_slot_peek_binary_changes",
+        "pg_replication_slot_advance",
+        "pg_replication_origin_advance",
+        "pg_replication_origin_create",
+        "pg_replication_origin_drop",
+        "pg_replication_origin_session_setup",
+        "pg_replication_origin_session_reset",
+        "pg_replication_origin_xact_setup",
         "pg_replication_origin_xact_reset",
-        "pg_backup_start", "pg_backup_stop", "pg_start_backup", "pg_stop_backup",
-        "brin_summarize_range", "brin_summarize_new_values", "brin_desummarize_range",
-        "gin_clean_pending_list", "pg_import_system_collations", "pg_extension_config_dump",
-        "pg_export_snapshot", "pg_nextoid", "pg_stop_making_pinned_objects",
-        "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "ts_stat", "ts_rewrite",
+        "pg_backup_start",
+        "pg_backup_stop",
+        "pg_start_backup",
+        "pg_stop_backup",
+        "brin_summarize_range",
+        "brin_summarize_new_values",
+        "brin_desummarize_range",
+        "gin_clean_pending_list",
+        "pg_import_system_collations",
+        "pg_extension_config_dump",
+        "pg_export_snapshot",
+        "pg_nextoid",
+        "pg_stop_making_pinned_objects",
+        "query_to_xml",
+        "query_to_xmlschema",
+        "query_to_xml_and_xmlschema",
+        "ts_stat",
+        "ts_rewrite",
     };
 
     private static final String[] WRITER_PREFIXES = {
-        "pg_advisory_", "pg_try_advisory_", "pg_stat_reset", "binary_upgrade_",
-        "pg_create_", "pg_drop_", "pg_copy_",
+        "pg_advisory_", "pg_try_advisory_", "pg_stat_reset", "binary_upgrade_", "pg_create_", "pg_drop_", "pg_copy_",
     };
 
     /**
@@ -75,27 +130,81 @@ final class BuiltinFunctions {
      * sleeps, and probes of sizes, files, locks and recovery state that a hot standby answers.
      */
     private static final String[] HARMLESS_VOLATILE = {
-        "random", "random_normal", "setseed", "clock_timestamp", "timeofday", "gen_random_uuid",
-        "pg_sleep", "pg_sleep_for", "pg_sleep_until", "current_query",
-        "pg_is_in_recovery", "pg_last_wal_receive_lsn", "pg_last_wal_replay_lsn",
-        "pg_last_xact_replay_timestamp", "pg_is_wal_replay_paused", "pg_get_wal_replay_pause_state",
-        "pg_blocking_pids", "pg_safe_snapshot_blocking_pids", "pg_isolation_test_session_is_blocked",
-        "pg_lock_status", "pg_database_size", "pg_relation_size", "pg_table_size", "pg_indexes_size",
-        "pg_total_relation_size", "pg_tablespace_size", "pg_stat_clear_snapshot", "pg_stat_have_stats",
-        "pg_stat_force_next_flush", "pg_stat_file", "pg_ls_dir", "pg_ls_logdir", "pg_ls_waldir",
-        "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_ls_logicalmapdir", "pg_ls_logicalsnapdir",
-        "pg_ls_replslotdir", "pg_read_file", "pg_read_file_old", "pg_read_binary_file",
-        "pg_current_logfile", "pg_control_checkpoint", "pg_control_init", "pg_control_recovery",
-        "pg_control_system", "pg_jit_available", "pg_notification_queue_usage",
-        "pg_partition_ancestors", "pg_partition_tree", "pg_collation_actual_version",
-        "pg_database_collation_actual_version", "pg_get_backend_memory_contexts",
-        "pg_get_shmem_allocations", "pg_get_multixact_members", "pg_hba_file_rules",
-        "pg_ident_file_mappings", "pg_show_all_file_settings", "pg_prepared_xact",
-        "pg_sequence_last_value", "pg_xact_commit_timestamp", "pg_xact_commit_timestamp_origin",
-        "pg_last_committed_xact", "txid_status", "pg_xact_status", "pg_get_wal_resource_managers",
-        "pg_stat_get_recovery_prefetch", "pg_show_replication_origin_status",
-        "pg_replication_origin_session_is_setup", "pg_replication_origin_progress",
-        "pg_replication_origin_session_progress", "bernoulli", "system", "amvalidate", "lo_get",
+        "random",
+        "random_normal",
+        "setseed",
+        "clock_timestamp",
+        "timeofday",
+        "gen_random_uuid",
+        "pg_sleep",
+        "pg_sleep_for",
+        "pg_sleep_until",
+        "current_query",
+        "pg_is_in_recovery",
+        "pg_last_wal_receive_lsn",
+        "pg_last_wal_replay_lsn",
+        "pg_last_xact_replay_timestamp",
+        "pg_is_wal_replay_paused",
+        "pg_get_wal_replay_pause_state",
+        "pg_blocking_pids",
+        "pg_safe_snapshot_blocking_pids",
+        "pg_isolation_test_session_is_blocked",
+        "pg_lock_status",
+        "pg_database_size",
+        "pg_relation_size",
+        "pg_table_size",
+        "pg_indexes_size",
+        "pg_total_relation_size",
+        "pg_tablespace_size",
+        "pg_stat_clear_snapshot",
+        "pg_stat_have_stats",
+        "pg_stat_force_next_flush",
+        "pg_stat_file",
+        "pg_ls_dir",
+        "pg_ls_logdir",
+        "pg_ls_waldir",
+        "pg_ls_tmpdir",
+        "pg_ls_archive_statusdir",
+        "pg_ls_logicalmapdir",
+        "pg_ls_logicalsnapdir",
+        "pg_ls_replslotdir",
+        "pg_read_file",
+        "pg_read_file_old",
+        "pg_read_binary_file",
+        "pg_current_logfile",
+        "pg_control_checkpoint",
+        "pg_control_init",
+        "pg_control_recovery",
+        "pg_control_system",
+        "pg_jit_available",
+        "pg_notification_queue_usage",
+        "pg_partition_ancestors",
+        "pg_partition_tree",
+        "pg_collation_actual_version",
+        "pg_database_collation_actual_version",
+        "pg_get_backend_memory_contexts",
+        "pg_get_shmem_allocations",
+        "pg_get_multixact_members",
+        "pg_hba_file_rules",
+        "pg_ident_file_mappings",
+        "pg_show_all_file_settings",
+        "pg_prepared_xact",
+        "pg_sequence_last_value",
+        "pg_xact_commit_timestamp",
+        "pg_xact_commit_timestamp_origin",
+        "pg_last_committed_xact",
+        "txid_status",
+        "pg_xact_status",
+        "pg_get_wal_resource_managers",
+        "pg_stat_get_recovery_prefetch",
+        "pg_show_replication_origin_status",
+        "pg_replication_origin_session_is_setup",
+        "pg_replication_origin_progress",
+        "pg_replication_origin_session_progress",
+        "bernoulli",
+        "system",
+        "amvalidate",
+        "lo_get",
     };
 
     /** Harmless-volatile families: per-transaction statistics counters. */
@@ -109,10 +218,35 @@ final class BuiltinFunctions {
      * function names. Any other keyword before a parenthesis is judged as a function call.
      */
     private static final String[] GRAMMAR_KEYWORDS = {
-        "over", "filter", "by", "sets", "cube", "rollup", "first", "next", "escape", "zone",
-        "operator", "repeatable", "columns", "passing", "materialized", "second", "varying", "set",
-        "rows", "range", "groups", "recursive", "nothing", "include", "ordinality", "value",
-        "join", "like", "ilike",
+        "over",
+        "filter",
+        "by",
+        "sets",
+        "cube",
+        "rollup",
+        "first",
+        "next",
+        "escape",
+        "zone",
+        "operator",
+        "repeatable",
+        "columns",
+        "passing",
+        "materialized",
+        "second",
+        "varying",
+        "set",
+        "rows",
+        "range",
+        "groups",
+        "recursive",
+        "nothing",
+        "include",
+        "ordinality",
+        "value",
+        "join",
+        "like",
+        "ilike",
     };
 
     static final NameTable VOLATILITY = load("builtin-functions.tsv", BuiltinFunctions::volatilityCode);
@@ -121,8 +255,7 @@ final class BuiltinFunctions {
     private static final NameTable HARMLESS_TABLE = flags(HARMLESS_VOLATILE);
     private static final NameTable GRAMMAR_TABLE = flags(GRAMMAR_KEYWORDS);
 
-    private BuiltinFunctions() {
-    }
+    private BuiltinFunctions() {}
 
     static boolean isWriter(CharSequence s, int start, int end) {
         return WRITER_TABLE.get(s, start, end) != NameTable.ABSENT || hasPrefix(s, start, end, WRITER_PREFIXES);
@@ -160,20 +293,29 @@ final class BuiltinFunctions {
 
     private static int volatilityCode(String s) {
         switch (s) {
-            case "i": return IMMUTABLE;
-            case "s": return STABLE;
-            case "v": return VOLATILE;
-            default: throw new IllegalStateException("bad volatility " + s);
+            case "i":
+                return IMMUTABLE;
+            case "s":
+                return STABLE;
+            case "v":
+                return VOLATILE;
+            default:
+                throw new IllegalStateException("bad volatility " + s);
         }
     }
 
     private static int keywordCode(String s) {
         switch (s) {
-            case "U": return KW_UNRESERVED;
-            case "C": return KW_COLUMN_NAME;
-            case "T": return KW_TYPE_FUNC_NAME;
-            case "R": return KW_RESERVED;
-            default: throw new IllegalStateException("bad keyword category " + s);
+            case "U":
+                return KW_UNRESERVED;
+            case "C":
+                return KW_COLUMN_NAME;
+            case "T":
+                return KW_TYPE_FUNC_NAME;
+            case "R":
+                return KW_RESERVED;
+            default:
+                throw new IllegalStateException("bad keyword category " + s);
         }
     }
 
@@ -186,8 +328,8 @@ final class BuiltinFunctions {
         List<Integer> values = new ArrayList<>();
         try (InputStream in = BuiltinFunctions.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("missing classpath resource " + resource + " next to "
-                        + BuiltinFunctions.class.getName());
+                throw new IllegalStateException(
+                        "missing classpath resource " + resource + " next to " + BuiltinFunctions.class.getName());
             }
             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             for (String line; (line = r.readLine()) != null; ) {

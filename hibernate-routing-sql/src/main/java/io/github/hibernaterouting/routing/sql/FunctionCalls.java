@@ -41,8 +41,7 @@ final class FunctionCalls {
             return null; // inside a qualified name we already looked at from its start
         }
         int last = i;
-        while (last + 2 < to && t.type[last + 1] == DOT
-                && (t.type[last + 2] == WORD || t.type[last + 2] == QIDENT)) {
+        while (last + 2 < to && t.type[last + 1] == DOT && (t.type[last + 2] == WORD || t.type[last + 2] == QIDENT)) {
             last += 2;
         }
         if (last + 1 >= to || t.type[last + 1] != LPAREN) {
@@ -53,7 +52,8 @@ final class FunctionCalls {
             return null;
         }
         int close = t.match[last + 1];
-        if (close > 0 && t.is(close + 1, "as")
+        if (close > 0
+                && t.is(close + 1, "as")
                 && (t.type(close + 2) == LPAREN || t.is(close + 2, "materialized") || t.is(close + 2, "not"))) {
             return null; // WITH name(columns) AS (…)
         }
@@ -65,9 +65,11 @@ final class FunctionCalls {
             // Reserved and column-name keywords cannot name a function unquoted, so before "(" they
             // are grammar: IN (…), EXISTS (…), COALESCE (…). Other keywords can (a user function
             // may be called "freeze"), so only a known list of them counts as grammar: OVER (…), JOIN (…).
-            if (kw != NameTable.ABSENT && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
-                    && (kw == BuiltinFunctions.KW_RESERVED || kw == BuiltinFunctions.KW_COLUMN_NAME
-                        || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
+            if (kw != NameTable.ABSENT
+                    && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
+                    && (kw == BuiltinFunctions.KW_RESERVED
+                            || kw == BuiltinFunctions.KW_COLUMN_NAME
+                            || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
                 return null;
             }
         }
@@ -75,7 +77,10 @@ final class FunctionCalls {
         boolean builtinScope = schema == null || schema.equals("pg_catalog");
         if (quoted) {
             String name = Identifiers.folded(t, last);
-            return judge(name, builtinScope, schema,
+            return judge(
+                    name,
+                    builtinScope,
+                    schema,
                     builtinScope ? BuiltinFunctions.VOLATILITY.getExact(name) : NameTable.ABSENT,
                     builtinScope && BuiltinFunctions.isWriter(name, 0, name.length()),
                     BuiltinFunctions.isHarmlessVolatile(name, 0, name.length()));
@@ -88,12 +93,17 @@ final class FunctionCalls {
         if (builtin != NameTable.ABSENT && builtin != BuiltinFunctions.VOLATILE && catalog == FunctionCatalog.NONE) {
             return null; // the hot path: a STABLE or IMMUTABLE built-in, no catalog to consult
         }
-        return judge(Identifiers.folded(t, last), builtinScope, schema, builtin, false,
+        return judge(
+                Identifiers.folded(t, last),
+                builtinScope,
+                schema,
+                builtin,
+                false,
                 BuiltinFunctions.isHarmlessVolatile(t.sql, ns, ne));
     }
 
-    private Classification judge(String name, boolean builtinScope, String schema, int builtin,
-                                 boolean writer, boolean harmless) {
+    private Classification judge(
+            String name, boolean builtinScope, String schema, int builtin, boolean writer, boolean harmless) {
         if (writer) {
             return Classification.of(Reason.WRITING_FUNCTION, name);
         }
@@ -119,7 +129,8 @@ final class FunctionCalls {
             case VOLATILE:
                 return Classification.of(Reason.VOLATILE_FUNCTION, name);
             default:
-                return Classification.of(Reason.UNKNOWN_FUNCTION, builtinScope || schema == null ? name : schema + '.' + name);
+                return Classification.of(
+                        Reason.UNKNOWN_FUNCTION, builtinScope || schema == null ? name : schema + '.' + name);
         }
     }
 

@@ -17,7 +17,12 @@ import java.util.Map;
 public interface FunctionCatalog {
 
     /** PostgreSQL's {@code provolatile}, plus {@link #UNKNOWN} for functions the catalog has never seen. */
-    enum Volatility { IMMUTABLE, STABLE, VOLATILE, UNKNOWN }
+    enum Volatility {
+        IMMUTABLE,
+        STABLE,
+        VOLATILE,
+        UNKNOWN
+    }
 
     /**
      * The worst volatility over all overloads of {@code name}: in schema {@code schemaOrNull}, or
@@ -38,7 +43,8 @@ public interface FunctionCatalog {
                 + " max(case p.provolatile when 'v' then 3 when 's' then 2 else 1 end)"
                 + " from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace"
                 + " where p.prokind in ('f', 'a', 'w') group by 1, 2";
-        try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = connection.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
                 String schema = rs.getString(1);
                 String name = rs.getString(2);

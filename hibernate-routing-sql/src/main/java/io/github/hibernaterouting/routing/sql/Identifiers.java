@@ -8,8 +8,7 @@ import java.util.Locale;
 /** Identifier tokens as PostgreSQL folds them, for verdict details and catalog lookups. */
 final class Identifiers {
 
-    private Identifiers() {
-    }
+    private Identifiers() {}
 
     /** The case-folded value of identifier token {@code i}: unquoted lower-cased, quoted verbatim. */
     static String folded(Tokens t, int i) {

@@ -27,8 +27,7 @@ final class SessionStatements {
     private static final Classification TRANSACTION_CONTROL = Classification.of(Reason.TRANSACTION_CONTROL);
     private static final Classification UNPARSEABLE = Classification.of(Reason.UNPARSEABLE);
 
-    private SessionStatements() {
-    }
+    private SessionStatements() {}
 
     /**
      * {@code SET …} without its keyword: a setting lasting the transaction or the session, unless
@@ -39,7 +38,8 @@ final class SessionStatements {
         // SET LOCAL, SET TRANSACTION and SET CONSTRAINTS last until the transaction ends; SET and
         // SET SESSION (including SET SESSION CHARACTERISTICS, ROLE, AUTHORIZATION) until changed.
         final SettingScope scope = t.is(i, "local") || t.is(i, "transaction") || t.is(i, "constraints")
-                ? SettingScope.TRANSACTION : SettingScope.SESSION;
+                ? SettingScope.TRANSACTION
+                : SettingScope.SESSION;
         if (t.is(i, "session") || t.is(i, "local")) {
             i++;
         }
@@ -47,12 +47,16 @@ final class SessionStatements {
         // SET [SESSION|LOCAL] default_transaction_read_only / transaction_read_only = off: read-write.
         if (t.is(i, "transaction_read_only") || t.is(i, "default_transaction_read_only")) {
             int v = i + 1;
-            if (t.is(v, "to") || t.type(v) == SqlLexer.OP && t.end[v] - t.start[v] == 1 && t.sql.charAt(t.start[v]) == '=') {
+            if (t.is(v, "to")
+                    || t.type(v) == SqlLexer.OP && t.end[v] - t.start[v] == 1 && t.sql.charAt(t.start[v]) == '=') {
                 v++;
             }
-            if (v < to && (t.is(v, "on") || t.is(v, "true") || t.is(v, "yes")
-                    || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
-                    || t.type[v] == STRING && isTrueLiteral(t, v))) {
+            if (v < to
+                    && (t.is(v, "on")
+                            || t.is(v, "true")
+                            || t.is(v, "yes")
+                            || t.type[v] == NUMBER && t.sql.charAt(t.start[v]) == '1'
+                            || t.type[v] == STRING && isTrueLiteral(t, v))) {
                 return Classification.setting(scope, name);
             }
             return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, "READ WRITE");

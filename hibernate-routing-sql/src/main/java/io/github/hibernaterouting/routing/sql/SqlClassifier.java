@@ -54,8 +54,7 @@ public final class SqlClassifier {
      */
     private final Recent[] recent;
 
-    private record Recent(String sql, Classification verdict) {
-    }
+    private record Recent(String sql, Classification verdict) {}
 
     /**
      * A classifier that also consults {@code catalog} for functions it does not know, memoising at
@@ -65,8 +64,8 @@ public final class SqlClassifier {
         if (maximumCacheSize < 0) {
             throw new IllegalArgumentException("maximumCacheSize must be >= 0, was " + maximumCacheSize);
         }
-        this.statements = new StatementClassifier(
-                Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)"));
+        this.statements =
+                new StatementClassifier(Objects.requireNonNull(catalog, "catalog (use FunctionCatalog.NONE for none)"));
         this.memo = Caffeine.newBuilder().maximumSize(maximumCacheSize).build();
         this.recent = maximumCacheSize == 0 ? null : new Recent[RECENT_SLOTS];
     }

@@ -17,8 +17,7 @@ import java.util.Objects;
  */
 public final class SqlScripts {
 
-    private SqlScripts() {
-    }
+    private SqlScripts() {}
 
     /**
      * The statements of {@code script}, in order, as psql would send them: a statement ends at a

@@ -75,12 +75,14 @@ final class StatementClassifier {
                     pieces++;
                     if (!c.replicaSafe()) {
                         if (pieces > 1 || hasMoreStatements(t, i)) {
-                            return Classification.of(Reason.MULTIPLE_STATEMENTS,
+                            return Classification.of(
+                                    Reason.MULTIPLE_STATEMENTS,
                                     c.detail() == null ? c.reason().name() : c.reason() + " " + c.detail());
                         }
                         return c;
                     }
-                    if (first == null || first.reason() == Reason.READ_ONLY
+                    if (first == null
+                            || first.reason() == Reason.READ_ONLY
                             || c.settingScope().compareTo(first.settingScope()) > 0) {
                         // A script that sets anything is carried over as a whole, for its longest-lasting setting.
                         first = c;
@@ -93,7 +95,9 @@ final class StatementClassifier {
             return EMPTY;
         }
         // A script's settings are carried as the whole script, under no single parameter's name.
-        return pieces > 1 && first.settingScope() != SettingScope.NONE ? Classification.setting(first.settingScope(), null) : first;
+        return pieces > 1 && first.settingScope() != SettingScope.NONE
+                ? Classification.setting(first.settingScope(), null)
+                : first;
     }
 
     private static boolean hasMoreStatements(Tokens t, int semi) {
@@ -150,8 +154,9 @@ final class StatementClassifier {
             case K_DECLARE:
                 return SessionStatements.declare(this, t, from + 1, to);
             case K_CALL:
-                return Classification.of(Reason.CALL, to > from + 1 && t.type[from + 1] != LPAREN
-                        ? Identifiers.folded(t, from + 1) : null);
+                return Classification.of(
+                        Reason.CALL,
+                        to > from + 1 && t.type[from + 1] != LPAREN ? Identifiers.folded(t, from + 1) : null);
             case K_DO:
                 return Classification.of(Reason.DO_BLOCK);
             case K_COPY:
@@ -186,11 +191,11 @@ final class StatementClassifier {
                     }
                 } else if (len == 4 && t.is(i, "into")) {
                     return SELECT_INTO;
-                } else if (len >= 5 && len <= 6 && (t.is(i, "insert") || t.is(i, "update")
-                        || t.is(i, "delete") || t.is(i, "merge"))) {
+                } else if (len >= 5
+                        && len <= 6
+                        && (t.is(i, "insert") || t.is(i, "update") || t.is(i, "delete") || t.is(i, "merge"))) {
                     // Also catches an unquoted column named "update": a missed offload, never a leak.
-                    return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE,
-                            verb(t, i));
+                    return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE, verb(t, i));
                 }
                 Classification f = functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
@@ -232,10 +237,14 @@ final class StatementClassifier {
             }
             for (int j = i + 1; j < close; j++) {
                 if ((j == i + 1 || t.type[j - 1] == COMMA) && (t.is(j, "analyze") || t.is(j, "analyse"))) {
-                    boolean off = t.type[j + 1] != COMMA && j + 1 < close
-                            && (t.is(j + 1, "false") || t.is(j + 1, "off") || t.is(j + 1, "no")
-                                || t.type[j + 1] == NUMBER && t.end[j + 1] - t.start[j + 1] == 1
-                                   && t.sql.charAt(t.start[j + 1]) == '0');
+                    boolean off = t.type[j + 1] != COMMA
+                            && j + 1 < close
+                            && (t.is(j + 1, "false")
+                                    || t.is(j + 1, "off")
+                                    || t.is(j + 1, "no")
+                                    || t.type[j + 1] == NUMBER
+                                            && t.end[j + 1] - t.start[j + 1] == 1
+                                            && t.sql.charAt(t.start[j + 1]) == '0');
                     analyze = !off;
                 }
             }
@@ -256,7 +265,8 @@ final class StatementClassifier {
         if (inner.replicaSafe()) {
             return inner;
         }
-        return Classification.of(Reason.EXPLAIN_ANALYZE_WRITE,
+        return Classification.of(
+                Reason.EXPLAIN_ANALYZE_WRITE,
                 inner.detail() != null ? inner.detail() : inner.reason().name());
     }
 
@@ -271,8 +281,8 @@ final class StatementClassifier {
             {K_SHOW, "show"},
             {K_EXPLAIN, "explain"},
             {K_DML, "insert", "update", "delete", "merge", "truncate"},
-            {K_DDL, "create", "alter", "drop", "comment", "grant", "revoke", "security", "import",
-                "reassign", "refresh"},
+            {K_DDL, "create", "alter", "drop", "comment", "grant", "revoke", "security", "import", "reassign", "refresh"
+            },
             {K_SET, "set"},
             {K_RESET, "reset"},
             {K_BEGIN, "begin", "start"},
@@ -286,8 +296,7 @@ final class StatementClassifier {
             {K_DO, "do"},
             {K_COPY, "copy"},
             {K_LOCK, "lock"},
-            {K_UTILITY, "vacuum", "analyze", "analyse", "cluster", "reindex", "checkpoint", "listen",
-                "notify", "load"},
+            {K_UTILITY, "vacuum", "analyze", "analyse", "cluster", "reindex", "checkpoint", "listen", "notify", "load"},
         };
         int n = 0;
         for (Object[] k : kinds) {

@@ -16,16 +16,16 @@ class FunctionCatalogTest {
     /** A Connection whose one query returns {@code rows} of (schema, name, 1|2|3). */
     private static Connection connectionReturning(List<Object[]> rows) {
         int[] cursor = {-1};
-        ResultSet rs = (ResultSet) Proxy.newProxyInstance(ResultSet.class.getClassLoader(), new Class<?>[] {ResultSet.class},
-                (p, m, a) -> switch (m.getName()) {
+        ResultSet rs = (ResultSet) Proxy.newProxyInstance(
+                ResultSet.class.getClassLoader(), new Class<?>[] {ResultSet.class}, (p, m, a) -> switch (m.getName()) {
                     case "next" -> ++cursor[0] < rows.size();
                     case "getString" -> (String) rows.get(cursor[0])[(Integer) a[0] - 1];
                     case "getInt" -> (Integer) rows.get(cursor[0])[(Integer) a[0] - 1];
                     case "close" -> null;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
-        Statement st = (Statement) Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {Statement.class},
-                (p, m, a) -> switch (m.getName()) {
+        Statement st = (Statement) Proxy.newProxyInstance(
+                Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (p, m, a) -> switch (m.getName()) {
                     case "executeQuery" -> {
                         assertThat((String) a[0]).contains("pg_proc").contains("provolatile");
                         yield rs;
@@ -33,8 +33,8 @@ class FunctionCatalogTest {
                     case "close" -> null;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (p, m, a) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
                     if (m.getName().equals("createStatement")) {
                         return st;
                     }

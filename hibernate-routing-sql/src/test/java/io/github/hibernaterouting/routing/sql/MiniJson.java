@@ -6,8 +6,7 @@ import java.util.Map;
 /** Just enough JSON for one-object-per-line corpora: a flat object whose values are strings, numbers, booleans or null. */
 final class MiniJson {
 
-    private MiniJson() {
-    }
+    private MiniJson() {}
 
     /** Parses {@code {"k": v, …}}; non-string values are kept as their literal text, null as Java null. */
     static Map<String, String> parseFlatObject(String json) {
@@ -63,16 +62,27 @@ final class MiniJson {
             }
             char e = json.charAt(pos[0]++);
             switch (e) {
-                case 'n': sb.append('\n'); break;
-                case 't': sb.append('\t'); break;
-                case 'r': sb.append('\r'); break;
-                case 'b': sb.append('\b'); break;
-                case 'f': sb.append('\f'); break;
+                case 'n':
+                    sb.append('\n');
+                    break;
+                case 't':
+                    sb.append('\t');
+                    break;
+                case 'r':
+                    sb.append('\r');
+                    break;
+                case 'b':
+                    sb.append('\b');
+                    break;
+                case 'f':
+                    sb.append('\f');
+                    break;
                 case 'u':
                     sb.append((char) Integer.parseInt(json.substring(pos[0], pos[0] + 4), 16));
                     pos[0] += 4;
                     break;
-                default: sb.append(e);
+                default:
+                    sb.append(e);
             }
         }
     }

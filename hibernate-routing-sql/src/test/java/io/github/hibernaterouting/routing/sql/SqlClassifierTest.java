@@ -22,149 +22,153 @@ class SqlClassifierTest {
     // ---- Hibernate 7 generated SQL -------------------------------------------------------------
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "select u1_0.id,u1_0.name from users u1_0 where u1_0.id=?",
-        "select u1_0.id,u1_0.email,u1_0.name,u1_0.version from users u1_0 where u1_0.email=?",
-        "select o1_0.id,o1_0.total,c1_0.id,c1_0.name from orders o1_0 join customers c1_0 on c1_0.id=o1_0.customer_id where o1_0.id=?",
-        "select o1_0.id,o1_0.total from orders o1_0 left join order_lines l1_0 on o1_0.id=l1_0.order_id where l1_0.sku in (?,?,?)",
-        "select u1_0.id,u1_0.name from users u1_0 order by u1_0.name offset ? rows fetch first ? rows only",
-        "select u1_0.id from users u1_0 order by u1_0.id fetch first ? rows only",
-        "select u1_0.id from users u1_0 limit ? offset ?",
-        "select count(u1_0.id) from users u1_0 where u1_0.active=?",
-        "select count(*) from (select distinct u1_0.id from users u1_0) d",
-        "select u1_0.id from users u1_0 where exists(select 1 from orders o1_0 where o1_0.user_id=u1_0.id)",
-        "select u1_0.id from users u1_0 where u1_0.id=any(?)",
-        "select u1_0.id,upper(u1_0.name),coalesce(u1_0.nick,u1_0.name) from users u1_0 where lower(u1_0.email) like ? escape '\\'",
-        "select cast(u1_0.created as date),extract(year from u1_0.created) from users u1_0",
-        "select u1_0.id from users u1_0 where u1_0.created>current_timestamp - interval '1 day'",
-        "select u1_0.id,row_number() over(partition by u1_0.team order by u1_0.score desc) from users u1_0",
-        "with recursive tree(id,parent_id,depth) as (select c.id,c.parent_id,0 from category c where c.parent_id is null union all select c.id,c.parent_id,t.depth+1 from category c join tree t on c.parent_id=t.id) select * from tree",
-        "with recent as materialized (select * from orders where created > now() - interval '7 days') select count(*) from recent",
-        "select p1_0.id,p1_0.price::numeric(10,2) from products p1_0 where p1_0.tags @> array[?]::text[]",
-        "select p1_0.data->>'name' from products p1_0 where p1_0.data @> ?::jsonb",
-        "select string_agg(t.name, ',' order by t.name) from tags t group by t.owner having count(*) > 1",
-        "select u1_0.id from users u1_0 where u1_0.id between ? and ? union all select a1_0.id from admins a1_0",
-        "select g.i from generate_series(1, 10) g(i)",
-        "select * from unnest(array[1,2,3]) with ordinality as t(v, n)",
-        "select * from users u cross join lateral (select * from orders o where o.user_id = u.id limit 3) o(a, b)",
-        "select random(), clock_timestamp(), gen_random_uuid(), pg_sleep(0)",
-        "select pg_is_in_recovery(), pg_last_wal_replay_lsn()",
-        "select now(), current_date, localtimestamp(3), current_timestamp(0)",
-        "select version()",
-        "select 1",
-        "VALUES (1, 'a'), (2, 'b')",
-        "TABLE users",
-        "SHOW search_path",
-        "(select 1) union (select 2)",
-        "select pg_catalog.upper(name) from users",
-        "select * from t tablesample system (10) repeatable (42)",
-        "select x from t where (a, b) overlaps (c, d)",
-        "select count(*) filter (where x > 0) from t",
-        "select percentile_cont(0.5) within group (order by x) from t",
-        "select a from t group by grouping sets ((a), (b)), cube (a, b), rollup (a)",
-        "select substring(name from 2 for 3), position('a' in name), trim(both ' ' from name), overlay(name placing 'x' from 1) from t",
-        "select x::character varying(10), y::timestamp(3) with time zone, z::bit varying(5) from t",
-        "select 1 operator(pg_catalog.+) 2",
-        "select xmlelement(name foo, xmlattributes(1 as a)), greatest(1, 2), least(1, 2), nullif(1, 2)",
-        "select tsquery('a & b'), int4('1'), text(1)",
-        "select nextval_hint from t",
-        "select left(name, 2), right(name, 2), format('%s', name) from t",
-        "select * from a left join (select 1 as x) b on true natural join (c cross join d)",
-        "select * from t where name not like ('a' || 'b') and name ilike ('%x')",
-        "select * from t1 join t2 using (id) join (t3 join t4 on t3.id = t4.id) on true",
-    })
+    @ValueSource(
+            strings = {
+                "select u1_0.id,u1_0.name from users u1_0 where u1_0.id=?",
+                "select u1_0.id,u1_0.email,u1_0.name,u1_0.version from users u1_0 where u1_0.email=?",
+                "select o1_0.id,o1_0.total,c1_0.id,c1_0.name from orders o1_0 join customers c1_0 on c1_0.id=o1_0.customer_id where o1_0.id=?",
+                "select o1_0.id,o1_0.total from orders o1_0 left join order_lines l1_0 on o1_0.id=l1_0.order_id where l1_0.sku in (?,?,?)",
+                "select u1_0.id,u1_0.name from users u1_0 order by u1_0.name offset ? rows fetch first ? rows only",
+                "select u1_0.id from users u1_0 order by u1_0.id fetch first ? rows only",
+                "select u1_0.id from users u1_0 limit ? offset ?",
+                "select count(u1_0.id) from users u1_0 where u1_0.active=?",
+                "select count(*) from (select distinct u1_0.id from users u1_0) d",
+                "select u1_0.id from users u1_0 where exists(select 1 from orders o1_0 where o1_0.user_id=u1_0.id)",
+                "select u1_0.id from users u1_0 where u1_0.id=any(?)",
+                "select u1_0.id,upper(u1_0.name),coalesce(u1_0.nick,u1_0.name) from users u1_0 where lower(u1_0.email) like ? escape '\\'",
+                "select cast(u1_0.created as date),extract(year from u1_0.created) from users u1_0",
+                "select u1_0.id from users u1_0 where u1_0.created>current_timestamp - interval '1 day'",
+                "select u1_0.id,row_number() over(partition by u1_0.team order by u1_0.score desc) from users u1_0",
+                "with recursive tree(id,parent_id,depth) as (select c.id,c.parent_id,0 from category c where c.parent_id is null union all select c.id,c.parent_id,t.depth+1 from category c join tree t on c.parent_id=t.id) select * from tree",
+                "with recent as materialized (select * from orders where created > now() - interval '7 days') select count(*) from recent",
+                "select p1_0.id,p1_0.price::numeric(10,2) from products p1_0 where p1_0.tags @> array[?]::text[]",
+                "select p1_0.data->>'name' from products p1_0 where p1_0.data @> ?::jsonb",
+                "select string_agg(t.name, ',' order by t.name) from tags t group by t.owner having count(*) > 1",
+                "select u1_0.id from users u1_0 where u1_0.id between ? and ? union all select a1_0.id from admins a1_0",
+                "select g.i from generate_series(1, 10) g(i)",
+                "select * from unnest(array[1,2,3]) with ordinality as t(v, n)",
+                "select * from users u cross join lateral (select * from orders o where o.user_id = u.id limit 3) o(a, b)",
+                "select random(), clock_timestamp(), gen_random_uuid(), pg_sleep(0)",
+                "select pg_is_in_recovery(), pg_last_wal_replay_lsn()",
+                "select now(), current_date, localtimestamp(3), current_timestamp(0)",
+                "select version()",
+                "select 1",
+                "VALUES (1, 'a'), (2, 'b')",
+                "TABLE users",
+                "SHOW search_path",
+                "(select 1) union (select 2)",
+                "select pg_catalog.upper(name) from users",
+                "select * from t tablesample system (10) repeatable (42)",
+                "select x from t where (a, b) overlaps (c, d)",
+                "select count(*) filter (where x > 0) from t",
+                "select percentile_cont(0.5) within group (order by x) from t",
+                "select a from t group by grouping sets ((a), (b)), cube (a, b), rollup (a)",
+                "select substring(name from 2 for 3), position('a' in name), trim(both ' ' from name), overlay(name placing 'x' from 1) from t",
+                "select x::character varying(10), y::timestamp(3) with time zone, z::bit varying(5) from t",
+                "select 1 operator(pg_catalog.+) 2",
+                "select xmlelement(name foo, xmlattributes(1 as a)), greatest(1, 2), least(1, 2), nullif(1, 2)",
+                "select tsquery('a & b'), int4('1'), text(1)",
+                "select nextval_hint from t",
+                "select left(name, 2), right(name, 2), format('%s', name) from t",
+                "select * from a left join (select 1 as x) b on true natural join (c cross join d)",
+                "select * from t where name not like ('a' || 'b') and name ilike ('%x')",
+                "select * from t1 join t2 using (id) join (t3 join t4 on t3.id = t4.id) on true",
+            })
     void readOnlyQueries_stayOnTheReplica(String sql) {
         assertReplica(sql, Reason.READ_ONLY);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "insert into users (name,email,version,id) values (?,?,?,?)|DML|INSERT",
-        "insert into users (name) values (?) returning id|DML|INSERT",
-        "update users set name=?,version=? where id=? and version=?|DML|UPDATE",
-        "delete from users where id=? and version=?|DML|DELETE",
-        "delete from order_lines where order_id=?|DML|DELETE",
-        "merge into t using s on t.id = s.id when matched then update set v = s.v|DML|MERGE",
-        "truncate table users|DML|TRUNCATE",
-        "INSERT INTO archive SELECT * FROM orders WHERE created < now()|DML|INSERT",
-        "create table t (id bigint primary key)|DDL|CREATE",
-        "alter table users add column age int|DDL|ALTER",
-        "drop table if exists users cascade|DDL|DROP",
-        "create temporary table tmp as select 1|DDL|CREATE",
-        "grant select on users to reader|DDL|GRANT",
-        "revoke select on users from reader|DDL|REVOKE",
-        "comment on table users is 'people'|DDL|COMMENT",
-        "refresh materialized view mv|DDL|REFRESH",
-        "vacuum users|UTILITY|VACUUM",
-        "analyze users|UTILITY|ANALYZE",
-        "cluster users using users_pkey|UTILITY|CLUSTER",
-        "reindex table users|UTILITY|REINDEX",
-        "checkpoint|UTILITY|CHECKPOINT",
-        "listen channel|UTILITY|LISTEN",
-        "notify channel, 'hi'|UTILITY|NOTIFY",
-        "execute my_plan(1)|UTILITY|EXECUTE",
-        "call refresh_totals(1)|CALL|refresh_totals",
-        "do $$ begin perform 1; end $$|DO_BLOCK|",
-        "copy users from stdin|COPY_FROM|",
-        "copy users (id, name) from '/tmp/users.csv' with (format csv)|COPY_FROM|",
-        "copy users to '/tmp/out.csv'|UTILITY|COPY TO FILE",
-        "lock table users in access exclusive mode|LOCK|",
-        "lock users|LOCK|",
-        "select nextval('users_seq')|WRITING_FUNCTION|nextval",
-        "select setval('users_seq', 100)|WRITING_FUNCTION|setval",
-        "select currval('users_seq')|WRITING_FUNCTION|currval",
-        "select lastval()|WRITING_FUNCTION|lastval",
-        "select pg_catalog.nextval('users_seq')|WRITING_FUNCTION|nextval",
-        "select \"nextval\"('users_seq')|WRITING_FUNCTION|nextval",
-        "SELECT NEXTVAL('users_seq')|WRITING_FUNCTION|nextval",
-        "select id, nextval('s') from t|WRITING_FUNCTION|nextval",
-        "select pg_advisory_lock(42)|WRITING_FUNCTION|pg_advisory_lock",
-        "select pg_try_advisory_xact_lock(1, 2)|WRITING_FUNCTION|pg_try_advisory_xact_lock",
-        "select pg_advisory_unlock_all()|WRITING_FUNCTION|pg_advisory_unlock_all",
-        "select pg_advisory_xact_lock_shared(7)|WRITING_FUNCTION|pg_advisory_xact_lock_shared",
-        "select pg_notify('c', 'payload')|WRITING_FUNCTION|pg_notify",
-        "select set_config('search_path', 'x', false)|WRITING_FUNCTION|set_config",
-        "select lo_create(0)|WRITING_FUNCTION|lo_create",
-        "select lo_import('/etc/hosts')|WRITING_FUNCTION|lo_import",
-        "select lo_unlink(42)|WRITING_FUNCTION|lo_unlink",
-        "select lowrite(lo_open(1, 131072), 'x')|WRITING_FUNCTION|lowrite",
-        "select lo_from_bytea(0, 'x')|WRITING_FUNCTION|lo_from_bytea",
-        "select txid_current()|WRITING_FUNCTION|txid_current",
-        "select pg_current_xact_id()|WRITING_FUNCTION|pg_current_xact_id",
-        "select pg_current_wal_lsn()|WRITING_FUNCTION|pg_current_wal_lsn",
-        "select pg_walfile_name(pg_last_wal_replay_lsn())|WRITING_FUNCTION|pg_walfile_name",
-        "select pg_switch_wal()|WRITING_FUNCTION|pg_switch_wal",
-        "select pg_create_restore_point('x')|WRITING_FUNCTION|pg_create_restore_point",
-        "select pg_terminate_backend(123)|WRITING_FUNCTION|pg_terminate_backend",
-        "select pg_cancel_backend(123)|WRITING_FUNCTION|pg_cancel_backend",
-        "select pg_stat_reset()|WRITING_FUNCTION|pg_stat_reset",
-        "select pg_stat_reset_shared('bgwriter')|WRITING_FUNCTION|pg_stat_reset_shared",
-        "select pg_reload_conf()|WRITING_FUNCTION|pg_reload_conf",
-        "select pg_promote()|WRITING_FUNCTION|pg_promote",
-        "select pg_wal_replay_pause()|WRITING_FUNCTION|pg_wal_replay_pause",
-        "select pg_create_logical_replication_slot('s', 'pgoutput')|WRITING_FUNCTION|pg_create_logical_replication_slot",
-        "select pg_drop_replication_slot('s')|WRITING_FUNCTION|pg_drop_replication_slot",
-        "select pg_logical_emit_message(true, 'p', 'm')|WRITING_FUNCTION|pg_logical_emit_message",
-        "select brin_summarize_range('idx', 0)|WRITING_FUNCTION|brin_summarize_range",
-        "select query_to_xml('delete from t returning *', true, false, '')|WRITING_FUNCTION|query_to_xml",
-        "select my_function(1)|UNKNOWN_FUNCTION|my_function",
-        "select app.audit_log('x')|UNKNOWN_FUNCTION|app.audit_log",
-        "select * from users u where check_access(u.id)|UNKNOWN_FUNCTION|check_access",
-        "select * from make_report(1)|UNKNOWN_FUNCTION|make_report",
-        "select \"MyFunc\"(1)|UNKNOWN_FUNCTION|MyFunc",
-        "select distinct on (a) nextval('s') from t|WRITING_FUNCTION|nextval",
-        "select 1 operator(pg_catalog.+) nextval('s')|WRITING_FUNCTION|nextval",
-        "select pg_backup_start('x')|WRITING_FUNCTION|pg_backup_start",
-        "select freeze(1)|UNKNOWN_FUNCTION|freeze",
-        "select verbose(x) from t|UNKNOWN_FUNCTION|verbose",
-        "select reset(1)|UNKNOWN_FUNCTION|reset",
-        "select * from a cross join lateral make_rows(a.id) r|UNKNOWN_FUNCTION|make_rows",
-        "select * from t where x in (select audit(y) from u)|UNKNOWN_FUNCTION|audit",
-        "select case when a then log_it(a) end from t|UNKNOWN_FUNCTION|log_it",
-        "select f(1) over (), 2|UNKNOWN_FUNCTION|f",
-        "select gin_clean_pending_list('idx')|WRITING_FUNCTION|gin_clean_pending_list",
-        "select pg_export_snapshot()|WRITING_FUNCTION|pg_export_snapshot",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "insert into users (name,email,version,id) values (?,?,?,?)|DML|INSERT",
+                "insert into users (name) values (?) returning id|DML|INSERT",
+                "update users set name=?,version=? where id=? and version=?|DML|UPDATE",
+                "delete from users where id=? and version=?|DML|DELETE",
+                "delete from order_lines where order_id=?|DML|DELETE",
+                "merge into t using s on t.id = s.id when matched then update set v = s.v|DML|MERGE",
+                "truncate table users|DML|TRUNCATE",
+                "INSERT INTO archive SELECT * FROM orders WHERE created < now()|DML|INSERT",
+                "create table t (id bigint primary key)|DDL|CREATE",
+                "alter table users add column age int|DDL|ALTER",
+                "drop table if exists users cascade|DDL|DROP",
+                "create temporary table tmp as select 1|DDL|CREATE",
+                "grant select on users to reader|DDL|GRANT",
+                "revoke select on users from reader|DDL|REVOKE",
+                "comment on table users is 'people'|DDL|COMMENT",
+                "refresh materialized view mv|DDL|REFRESH",
+                "vacuum users|UTILITY|VACUUM",
+                "analyze users|UTILITY|ANALYZE",
+                "cluster users using users_pkey|UTILITY|CLUSTER",
+                "reindex table users|UTILITY|REINDEX",
+                "checkpoint|UTILITY|CHECKPOINT",
+                "listen channel|UTILITY|LISTEN",
+                "notify channel, 'hi'|UTILITY|NOTIFY",
+                "execute my_plan(1)|UTILITY|EXECUTE",
+                "call refresh_totals(1)|CALL|refresh_totals",
+                "do $$ begin perform 1; end $$|DO_BLOCK|",
+                "copy users from stdin|COPY_FROM|",
+                "copy users (id, name) from '/tmp/users.csv' with (format csv)|COPY_FROM|",
+                "copy users to '/tmp/out.csv'|UTILITY|COPY TO FILE",
+                "lock table users in access exclusive mode|LOCK|",
+                "lock users|LOCK|",
+                "select nextval('users_seq')|WRITING_FUNCTION|nextval",
+                "select setval('users_seq', 100)|WRITING_FUNCTION|setval",
+                "select currval('users_seq')|WRITING_FUNCTION|currval",
+                "select lastval()|WRITING_FUNCTION|lastval",
+                "select pg_catalog.nextval('users_seq')|WRITING_FUNCTION|nextval",
+                "select \"nextval\"('users_seq')|WRITING_FUNCTION|nextval",
+                "SELECT NEXTVAL('users_seq')|WRITING_FUNCTION|nextval",
+                "select id, nextval('s') from t|WRITING_FUNCTION|nextval",
+                "select pg_advisory_lock(42)|WRITING_FUNCTION|pg_advisory_lock",
+                "select pg_try_advisory_xact_lock(1, 2)|WRITING_FUNCTION|pg_try_advisory_xact_lock",
+                "select pg_advisory_unlock_all()|WRITING_FUNCTION|pg_advisory_unlock_all",
+                "select pg_advisory_xact_lock_shared(7)|WRITING_FUNCTION|pg_advisory_xact_lock_shared",
+                "select pg_notify('c', 'payload')|WRITING_FUNCTION|pg_notify",
+                "select set_config('search_path', 'x', false)|WRITING_FUNCTION|set_config",
+                "select lo_create(0)|WRITING_FUNCTION|lo_create",
+                "select lo_import('/etc/hosts')|WRITING_FUNCTION|lo_import",
+                "select lo_unlink(42)|WRITING_FUNCTION|lo_unlink",
+                "select lowrite(lo_open(1, 131072), 'x')|WRITING_FUNCTION|lowrite",
+                "select lo_from_bytea(0, 'x')|WRITING_FUNCTION|lo_from_bytea",
+                "select txid_current()|WRITING_FUNCTION|txid_current",
+                "select pg_current_xact_id()|WRITING_FUNCTION|pg_current_xact_id",
+                "select pg_current_wal_lsn()|WRITING_FUNCTION|pg_current_wal_lsn",
+                "select pg_walfile_name(pg_last_wal_replay_lsn())|WRITING_FUNCTION|pg_walfile_name",
+                "select pg_switch_wal()|WRITING_FUNCTION|pg_switch_wal",
+                "select pg_create_restore_point('x')|WRITING_FUNCTION|pg_create_restore_point",
+                "select pg_terminate_backend(123)|WRITING_FUNCTION|pg_terminate_backend",
+                "select pg_cancel_backend(123)|WRITING_FUNCTION|pg_cancel_backend",
+                "select pg_stat_reset()|WRITING_FUNCTION|pg_stat_reset",
+                "select pg_stat_reset_shared('bgwriter')|WRITING_FUNCTION|pg_stat_reset_shared",
+                "select pg_reload_conf()|WRITING_FUNCTION|pg_reload_conf",
+                "select pg_promote()|WRITING_FUNCTION|pg_promote",
+                "select pg_wal_replay_pause()|WRITING_FUNCTION|pg_wal_replay_pause",
+                "select pg_create_logical_replication_slot('s', 'pgoutput')|WRITING_FUNCTION|pg_create_logical_replication_slot",
+                "select pg_drop_replication_slot('s')|WRITING_FUNCTION|pg_drop_replication_slot",
+                "select pg_logical_emit_message(true, 'p', 'm')|WRITING_FUNCTION|pg_logical_emit_message",
+                "select brin_summarize_range('idx', 0)|WRITING_FUNCTION|brin_summarize_range",
+                "select query_to_xml('delete from t returning *', true, false, '')|WRITING_FUNCTION|query_to_xml",
+                "select my_function(1)|UNKNOWN_FUNCTION|my_function",
+                "select app.audit_log('x')|UNKNOWN_FUNCTION|app.audit_log",
+                "select * from users u where check_access(u.id)|UNKNOWN_FUNCTION|check_access",
+                "select * from make_report(1)|UNKNOWN_FUNCTION|make_report",
+                "select \"MyFunc\"(1)|UNKNOWN_FUNCTION|MyFunc",
+                "select distinct on (a) nextval('s') from t|WRITING_FUNCTION|nextval",
+                "select 1 operator(pg_catalog.+) nextval('s')|WRITING_FUNCTION|nextval",
+                "select pg_backup_start('x')|WRITING_FUNCTION|pg_backup_start",
+                "select freeze(1)|UNKNOWN_FUNCTION|freeze",
+                "select verbose(x) from t|UNKNOWN_FUNCTION|verbose",
+                "select reset(1)|UNKNOWN_FUNCTION|reset",
+                "select * from a cross join lateral make_rows(a.id) r|UNKNOWN_FUNCTION|make_rows",
+                "select * from t where x in (select audit(y) from u)|UNKNOWN_FUNCTION|audit",
+                "select case when a then log_it(a) end from t|UNKNOWN_FUNCTION|log_it",
+                "select f(1) over (), 2|UNKNOWN_FUNCTION|f",
+                "select gin_clean_pending_list('idx')|WRITING_FUNCTION|gin_clean_pending_list",
+                "select pg_export_snapshot()|WRITING_FUNCTION|pg_export_snapshot",
+            })
     void writesAndUnprovableStatements_goToPrimary(String sql, Reason reason, String detail) {
         assertPrimary(sql, reason, detail);
     }
@@ -172,15 +176,18 @@ class SqlClassifierTest {
     // ---- locking clauses -------------------------------------------------------------------------
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "select u1_0.id,u1_0.version from users u1_0 where u1_0.id=? for update|FOR UPDATE",
-        "select u1_0.id from users u1_0 where u1_0.id=? for no key update of u1_0|FOR NO KEY UPDATE",
-        "select u1_0.id from users u1_0 where u1_0.id=? for share|FOR SHARE",
-        "select * from jobs for key share skip locked|FOR KEY SHARE",
-        "select * from jobs where id = ? for update nowait|FOR UPDATE",
-        "select * from jobs order by id limit 1 for update skip locked|FOR UPDATE",
-        "select * from t for /* sneaky */ update|FOR UPDATE",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select u1_0.id,u1_0.version from users u1_0 where u1_0.id=? for update|FOR UPDATE",
+                "select u1_0.id from users u1_0 where u1_0.id=? for no key update of u1_0|FOR NO KEY UPDATE",
+                "select u1_0.id from users u1_0 where u1_0.id=? for share|FOR SHARE",
+                "select * from jobs for key share skip locked|FOR KEY SHARE",
+                "select * from jobs where id = ? for update nowait|FOR UPDATE",
+                "select * from jobs order by id limit 1 for update skip locked|FOR UPDATE",
+                "select * from t for /* sneaky */ update|FOR UPDATE",
+            })
     void lockingClause_goesToPrimary(String sql, String detail) {
         assertPrimary(sql, Reason.LOCKING_CLAUSE, detail);
     }
@@ -199,15 +206,19 @@ class SqlClassifierTest {
 
     @Test
     void lockingClauseInSubquery_goesToPrimary() {
-        assertPrimary("select * from (select * from jobs where state = 'new' for update skip locked) j",
-                Reason.LOCKING_CLAUSE, "FOR UPDATE");
+        assertPrimary(
+                "select * from (select * from jobs where state = 'new' for update skip locked) j",
+                Reason.LOCKING_CLAUSE,
+                "FOR UPDATE");
         assertPrimary("select * from a where a.id in (select id from b for share)", Reason.LOCKING_CLAUSE, "FOR SHARE");
     }
 
     @Test
     void lockingClauseInCte_goesToPrimary() {
-        assertPrimary("with j as (select * from jobs limit 1 for update) select * from j",
-                Reason.LOCKING_CLAUSE, "FOR UPDATE");
+        assertPrimary(
+                "with j as (select * from jobs limit 1 for update) select * from j",
+                Reason.LOCKING_CLAUSE,
+                "FOR UPDATE");
     }
 
     @Test
@@ -219,14 +230,17 @@ class SqlClassifierTest {
     // ---- data-modifying CTEs ----------------------------------------------------------------
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "with d as (delete from jobs where done returning *) select count(*) from d|DELETE",
-        "with u as (update t set x = 1 returning id) select * from u|UPDATE",
-        "with i as (insert into log values (1) returning id) select id from i|INSERT",
-        "with a as (select 1), b as (select * from (with c as (insert into t values (1) returning *) select * from c) s) select * from b|INSERT",
-        "WITH x AS MATERIALIZED (DELETE FROM t RETURNING *) SELECT * FROM x|DELETE",
-        "with m as (merge into t using s on t.id = s.id when matched then delete) select 1|MERGE",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "with d as (delete from jobs where done returning *) select count(*) from d|DELETE",
+                "with u as (update t set x = 1 returning id) select * from u|UPDATE",
+                "with i as (insert into log values (1) returning id) select id from i|INSERT",
+                "with a as (select 1), b as (select * from (with c as (insert into t values (1) returning *) select * from c) s) select * from b|INSERT",
+                "WITH x AS MATERIALIZED (DELETE FROM t RETURNING *) SELECT * FROM x|DELETE",
+                "with m as (merge into t using s on t.id = s.id when matched then delete) select 1|MERGE",
+            })
     void dataModifyingCteAtAnyDepth_goesToPrimary(String sql, String verb) {
         assertPrimary(sql, Reason.DATA_MODIFYING_CTE, verb);
     }
@@ -259,29 +273,33 @@ class SqlClassifierTest {
     // ---- EXPLAIN ----------------------------------------------------------------------------
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "explain delete from users where id = 1",
-        "EXPLAIN (COSTS OFF) INSERT INTO t VALUES (1)",
-        "explain verbose update t set x = 1",
-        "explain select * from t for update",
-        "explain (analyze false) delete from t",
-        "explain (analyze off, costs off) delete from t",
-        "explain select nextval('s')",
-    })
+    @ValueSource(
+            strings = {
+                "explain delete from users where id = 1",
+                "EXPLAIN (COSTS OFF) INSERT INTO t VALUES (1)",
+                "explain verbose update t set x = 1",
+                "explain select * from t for update",
+                "explain (analyze false) delete from t",
+                "explain (analyze off, costs off) delete from t",
+                "explain select nextval('s')",
+            })
     void explainWithoutAnalyze_staysOnReplica(String sql) {
         assertReplica(sql, Reason.READ_ONLY);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "explain analyze delete from users where id = 1|DELETE",
-        "EXPLAIN (ANALYZE, COSTS OFF) DELETE FROM t|DELETE",
-        "explain (costs off, analyze) update t set x = 1|UPDATE",
-        "explain (analyze true) insert into t values (1)|INSERT",
-        "explain analyse verbose select nextval('s')|nextval",
-        "explain analyze select * from t for update|FOR UPDATE",
-        "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) CREATE TABLE x AS SELECT 1|CREATE",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "explain analyze delete from users where id = 1|DELETE",
+                "EXPLAIN (ANALYZE, COSTS OFF) DELETE FROM t|DELETE",
+                "explain (costs off, analyze) update t set x = 1|UPDATE",
+                "explain (analyze true) insert into t values (1)|INSERT",
+                "explain analyse verbose select nextval('s')|nextval",
+                "explain analyze select * from t for update|FOR UPDATE",
+                "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) CREATE TABLE x AS SELECT 1|CREATE",
+            })
     void explainAnalyzeOfWrite_goesToPrimary(String sql, String detail) {
         assertPrimary(sql, Reason.EXPLAIN_ANALYZE_WRITE, detail);
     }
@@ -295,66 +313,71 @@ class SqlClassifierTest {
     // ---- lexical traps ----------------------------------------------------------------------
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "select ';' from t",
-        "select 'update' from t",
-        "select 'x; delete from users' as s",
-        "select $$ ; delete from users $$",
-        "select $tag$ it's ; drop table users; $tag$ as body",
-        "select $a$ $b$ ; delete $b$ $a$",
-        "select /* nested /* delete from t; */ still comment; drop */ 1",
-        "select \"select\", \"delete\", \"update\" from t",
-        "select \"for\" \"update\" from t",
-        "select \"a\"\"b; delete\" from t",
-        "select E'\\'; delete from t; --' as x",
-        "select e'it\\'s' from t",
-        "select U&'\\0041; delete' from t",
-        "select U&\"d\\0061ta\" from t",
-        "select B'1010', X'FF', N'nat' from t",
-        "-- leading comment\nselect 1",
-        "/* leading */ /* two */ select 1",
-        "  \n\t select 1",
-        "select 1 -- ; delete from t",
-        "select 1;",
-        "select 1;;  ",
-        "select $1 from t where a = $2",
-        "select ? , ?",
-        "select x::text, y::int from t",
-        "select 1.5e10, .5, 0x1F, 1_000 from t",
-        "select a<>b, a!=b, a||b, a@>b, a->>'k' from t",
-        "select a-1 from t",
-        "select a*-1/**/ from t",
-        "select a from t where b = 'O''Reilly; delete'",
-        "select $_$ x $_$",
-        "select \"nextval\" from t",
-        "select a.nextval from t a",
-        "SeLeCt 1",
-    })
+    @ValueSource(
+            strings = {
+                "select ';' from t",
+                "select 'update' from t",
+                "select 'x; delete from users' as s",
+                "select $$ ; delete from users $$",
+                "select $tag$ it's ; drop table users; $tag$ as body",
+                "select $a$ $b$ ; delete $b$ $a$",
+                "select /* nested /* delete from t; */ still comment; drop */ 1",
+                "select \"select\", \"delete\", \"update\" from t",
+                "select \"for\" \"update\" from t",
+                "select \"a\"\"b; delete\" from t",
+                "select E'\\'; delete from t; --' as x",
+                "select e'it\\'s' from t",
+                "select U&'\\0041; delete' from t",
+                "select U&\"d\\0061ta\" from t",
+                "select B'1010', X'FF', N'nat' from t",
+                "-- leading comment\nselect 1",
+                "/* leading */ /* two */ select 1",
+                "  \n\t select 1",
+                "select 1 -- ; delete from t",
+                "select 1;",
+                "select 1;;  ",
+                "select $1 from t where a = $2",
+                "select ? , ?",
+                "select x::text, y::int from t",
+                "select 1.5e10, .5, 0x1F, 1_000 from t",
+                "select a<>b, a!=b, a||b, a@>b, a->>'k' from t",
+                "select a-1 from t",
+                "select a*-1/**/ from t",
+                "select a from t where b = 'O''Reilly; delete'",
+                "select $_$ x $_$",
+                "select \"nextval\" from t",
+                "select a.nextval from t a",
+                "SeLeCt 1",
+            })
     void lexicalTraps_doNotHideOrInventStatements(String sql) {
         assertReplica(sql, Reason.READ_ONLY);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "select 'unterminated",
-        "select \"unterminated",
-        "select $$ unterminated",
-        "select 1 /* unterminated",
-        "select E'unterminated\\'",
-    })
+    @ValueSource(
+            strings = {
+                "select 'unterminated",
+                "select \"unterminated",
+                "select $$ unterminated",
+                "select 1 /* unterminated",
+                "select E'unterminated\\'",
+            })
     void unterminatedLiteralOrComment_isUnparseable(String sql) {
         assertThat(classifier.classify(sql).reason()).isEqualTo(Reason.UNPARSEABLE);
         assertThat(classifier.classify(sql).replicaSafe()).isFalse();
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "select $x$ ; $x$; delete from t|MULTIPLE_STATEMENTS",
-        "select 1; delete from users|MULTIPLE_STATEMENTS",
-        "select 1; select nextval('s')|MULTIPLE_STATEMENTS",
-        "/* x */ delete /* y */ from t|DML",
-        "select E'\\\\'; delete from t|MULTIPLE_STATEMENTS",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select $x$ ; $x$; delete from t|MULTIPLE_STATEMENTS",
+                "select 1; delete from users|MULTIPLE_STATEMENTS",
+                "select 1; select nextval('s')|MULTIPLE_STATEMENTS",
+                "/* x */ delete /* y */ from t|DML",
+                "select E'\\\\'; delete from t|MULTIPLE_STATEMENTS",
+            })
     void writesAfterLiteralsAndComments_areFound(String sql, Reason reason) {
         assertThat(classifier.classify(sql).reason()).isEqualTo(reason);
         assertThat(classifier.classify(sql).replicaSafe()).isFalse();
@@ -394,87 +417,119 @@ class SqlClassifierTest {
         Classification c = classifier.classify("/*+ hibernate.routing.strategy=PRIMARY */ select * from users");
         assertThat(c.routingHint()).isEqualTo("PRIMARY");
         assertThat(c.replicaSafe()).isTrue();
-        assertThat(classifier.classify("/*+ other.hint=1 HIBERNATE.ROUTING.STRATEGY = stale_read */ select 1")
-                .routingHint()).isEqualTo("stale_read");
-        assertThat(classifier.classify("/*+ hibernate.routing.strategy=REPLICA */ delete from t").routingHint())
+        assertThat(classifier
+                        .classify("/*+ other.hint=1 HIBERNATE.ROUTING.STRATEGY = stale_read */ select 1")
+                        .routingHint())
+                .isEqualTo("stale_read");
+        assertThat(classifier
+                        .classify("/*+ hibernate.routing.strategy=REPLICA */ delete from t")
+                        .routingHint())
                 .isEqualTo("REPLICA");
     }
 
     @Test
     void hintOutsideLeadingPositionOrWithoutPlus_isIgnored() {
-        assertThat(classifier.classify("select 1 /*+ hibernate.routing.strategy=PRIMARY */").routingHint()).isNull();
-        assertThat(classifier.classify("/* hibernate.routing.strategy=PRIMARY */ select 1").routingHint()).isNull();
-        assertThat(classifier.classify("select '/*+ hibernate.routing.strategy=PRIMARY */'").routingHint()).isNull();
+        assertThat(classifier
+                        .classify("select 1 /*+ hibernate.routing.strategy=PRIMARY */")
+                        .routingHint())
+                .isNull();
+        assertThat(classifier
+                        .classify("/* hibernate.routing.strategy=PRIMARY */ select 1")
+                        .routingHint())
+                .isNull();
+        assertThat(classifier
+                        .classify("select '/*+ hibernate.routing.strategy=PRIMARY */'")
+                        .routingHint())
+                .isNull();
         assertThat(classifier.classify("select 1").routingHint()).isNull();
     }
 
     // ---- session and transaction statements ------------------------------------------------
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "set search_path to app, public", "SET LOCAL statement_timeout = '5s'", "set session work_mem = '64MB'",
-        "reset all", "reset search_path", "set role reader", "set session authorization alice",
-        "set constraints all deferred", "set time zone 'UTC'", "deallocate all", "discard all",
-        "fetch next from c", "move forward 5 in c", "close c", "unlisten *",
-        "prepare q(int) as select * from t where id = $1", "declare c cursor for select * from t",
-        "set transaction isolation level repeatable read", "set default_transaction_read_only = on",
-        "set transaction_isolation = 'read committed'",
-    })
+    @ValueSource(
+            strings = {
+                "set search_path to app, public",
+                "SET LOCAL statement_timeout = '5s'",
+                "set session work_mem = '64MB'",
+                "reset all",
+                "reset search_path",
+                "set role reader",
+                "set session authorization alice",
+                "set constraints all deferred",
+                "set time zone 'UTC'",
+                "deallocate all",
+                "discard all",
+                "fetch next from c",
+                "move forward 5 in c",
+                "close c",
+                "unlisten *",
+                "prepare q(int) as select * from t where id = $1",
+                "declare c cursor for select * from t",
+                "set transaction isolation level repeatable read",
+                "set default_transaction_read_only = on",
+                "set transaction_isolation = 'read committed'",
+            })
     void sessionState_staysOnReplica(String sql) {
         assertReplica(sql, Reason.SESSION_STATE);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "set search_path to app, public|SESSION",
-        "SET SESSION work_mem = '64MB'|SESSION",
-        "set statement_timeout = 5000|SESSION",
-        "set role reader|SESSION",
-        "set session authorization alice|SESSION",
-        "set session characteristics as transaction isolation level repeatable read|SESSION",
-        "set time zone 'UTC'|SESSION",
-        "reset all|SESSION",
-        "RESET search_path|SESSION",
-        "/* comment */ set local statement_timeout = '5s'|TRANSACTION",
-        "SET LOCAL search_path = app|TRANSACTION",
-        "set transaction isolation level repeatable read|TRANSACTION",
-        "set transaction read only|TRANSACTION",
-        "set constraints all deferred|TRANSACTION",
-        "set local default_transaction_read_only = on|TRANSACTION",
-        "select 1; set local work_mem = '1MB'|TRANSACTION",
-        "set local work_mem = '1MB'; set work_mem = '2MB'|SESSION",
-        "discard all|NONE",
-        "deallocate all|NONE",
-        "prepare q(int) as select * from t where id = $1|NONE",
-        "declare c cursor for select * from t|NONE",
-        "begin|NONE",
-        "select current_setting('search_path')|NONE",
-        "show search_path|NONE",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "set search_path to app, public|SESSION",
+                "SET SESSION work_mem = '64MB'|SESSION",
+                "set statement_timeout = 5000|SESSION",
+                "set role reader|SESSION",
+                "set session authorization alice|SESSION",
+                "set session characteristics as transaction isolation level repeatable read|SESSION",
+                "set time zone 'UTC'|SESSION",
+                "reset all|SESSION",
+                "RESET search_path|SESSION",
+                "/* comment */ set local statement_timeout = '5s'|TRANSACTION",
+                "SET LOCAL search_path = app|TRANSACTION",
+                "set transaction isolation level repeatable read|TRANSACTION",
+                "set transaction read only|TRANSACTION",
+                "set constraints all deferred|TRANSACTION",
+                "set local default_transaction_read_only = on|TRANSACTION",
+                "select 1; set local work_mem = '1MB'|TRANSACTION",
+                "set local work_mem = '1MB'; set work_mem = '2MB'|SESSION",
+                "discard all|NONE",
+                "deallocate all|NONE",
+                "prepare q(int) as select * from t where id = $1|NONE",
+                "declare c cursor for select * from t|NONE",
+                "begin|NONE",
+                "select current_setting('search_path')|NONE",
+                "show search_path|NONE",
+            })
     void settings_sayHowLongTheyLast(String sql, Classification.SettingScope scope) {
         assertThat(classifier.classify(sql).settingScope()).as(sql).isEqualTo(scope);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "set search_path to app, public|search_path",
-        "SET LOCAL Statement_Timeout = '5s'|statement_timeout",
-        "set session app.tenant = 'acme'|app.tenant",
-        "set \"App\".\"Tenant\" = 'acme'|App.Tenant",
-        "set role reader|role",
-        "set time zone 'UTC'|time",
-        "reset all|all",
-        "reset app.tenant|app.tenant",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "set search_path to app, public|search_path",
+                "SET LOCAL Statement_Timeout = '5s'|statement_timeout",
+                "set session app.tenant = 'acme'|app.tenant",
+                "set \"App\".\"Tenant\" = 'acme'|App.Tenant",
+                "set role reader|role",
+                "set time zone 'UTC'|time",
+                "reset all|all",
+                "reset app.tenant|app.tenant",
+            })
     void settings_nameTheParameter_neverTheValue(String sql, String name) {
         assertThat(classifier.classify(sql).detail()).as(sql).isEqualTo(name);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "set session characteristics as transaction read write", "set transaction read write",
-        "set transaction isolation level serializable", "set default_transaction_read_only = off",
-    })
+    @ValueSource(
+            strings = {
+                "set session characteristics as transaction read write", "set transaction read write",
+                "set transaction isolation level serializable", "set default_transaction_read_only = off",
+            })
     void settingsThatNeedThePrimary_areNotCarriedOver(String sql) {
         final Classification c = classifier.classify(sql);
         assertThat(c.replicaSafe()).as(sql).isFalse();
@@ -482,28 +537,40 @@ class SqlClassifierTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "begin", "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ", "start transaction read only",
-        "commit", "end", "rollback", "abort", "savepoint s1", "release savepoint s1", "rollback to savepoint s1",
-        "begin transaction isolation level read committed",
-    })
+    @ValueSource(
+            strings = {
+                "begin",
+                "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                "start transaction read only",
+                "commit",
+                "end",
+                "rollback",
+                "abort",
+                "savepoint s1",
+                "release savepoint s1",
+                "rollback to savepoint s1",
+                "begin transaction isolation level read committed",
+            })
     void transactionControl_staysOnReplica(String sql) {
         assertReplica(sql, Reason.TRANSACTION_CONTROL);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
-        "begin isolation level serializable|SERIALIZABLE",
-        "start transaction read write|READ WRITE",
-        "set transaction isolation level serializable|SERIALIZABLE",
-        "set session characteristics as transaction read write|READ WRITE",
-        "set default_transaction_isolation = 'serializable'|SERIALIZABLE",
-        "set transaction_read_only = off|READ WRITE",
-        "set default_transaction_read_only to default|READ WRITE",
-        "prepare transaction 'tx1'|PREPARE TRANSACTION",
-        "commit prepared 'tx1'|COMMIT PREPARED",
-        "rollback prepared 'tx1'|ROLLBACK PREPARED",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "begin isolation level serializable|SERIALIZABLE",
+                "start transaction read write|READ WRITE",
+                "set transaction isolation level serializable|SERIALIZABLE",
+                "set session characteristics as transaction read write|READ WRITE",
+                "set default_transaction_isolation = 'serializable'|SERIALIZABLE",
+                "set transaction_read_only = off|READ WRITE",
+                "set default_transaction_read_only to default|READ WRITE",
+                "prepare transaction 'tx1'|PREPARE TRANSACTION",
+                "commit prepared 'tx1'|COMMIT PREPARED",
+                "rollback prepared 'tx1'|ROLLBACK PREPARED",
+            })
     void transactionsAStandbyRefuses_goToPrimary(String sql, String detail) {
         assertPrimary(sql, Reason.PRIMARY_ONLY_TRANSACTION, detail);
     }
@@ -536,8 +603,14 @@ class SqlClassifierTest {
             default -> Volatility.UNKNOWN;
         };
         SqlClassifier withCatalog = new SqlClassifier(catalog, 100);
-        assertThat(withCatalog.classify("select price_with_tax(p.price) from products p").replicaSafe()).isTrue();
-        assertThat(withCatalog.classify("select * from docs d where visible_to(d.id, ?)").replicaSafe()).isTrue();
+        assertThat(withCatalog
+                        .classify("select price_with_tax(p.price) from products p")
+                        .replicaSafe())
+                .isTrue();
+        assertThat(withCatalog
+                        .classify("select * from docs d where visible_to(d.id, ?)")
+                        .replicaSafe())
+                .isTrue();
         assertPrimaryWith(withCatalog, "select bump_counter(1)", Reason.VOLATILE_FUNCTION, "bump_counter");
         assertPrimaryWith(withCatalog, "select other_fn(1)", Reason.UNKNOWN_FUNCTION, "other_fn");
         assertPrimaryWith(withCatalog, "select nextval('s')", Reason.WRITING_FUNCTION, "nextval");
@@ -545,8 +618,8 @@ class SqlClassifierTest {
 
     @Test
     void catalogSchemaQualifiedLookup_usesTheSchema() {
-        FunctionCatalog catalog = (schema, name) ->
-                "app".equals(schema) && "f".equals(name) ? Volatility.STABLE : Volatility.UNKNOWN;
+        FunctionCatalog catalog =
+                (schema, name) -> "app".equals(schema) && "f".equals(name) ? Volatility.STABLE : Volatility.UNKNOWN;
         SqlClassifier withCatalog = new SqlClassifier(catalog, 100);
         assertThat(withCatalog.classify("select app.f(1)").replicaSafe()).isTrue();
         assertThat(withCatalog.classify("select other.f(1)").replicaSafe()).isFalse();
@@ -555,13 +628,15 @@ class SqlClassifierTest {
     @Test
     void catalogVolatileUserOverloadOfBuiltinName_goesToPrimary() {
         FunctionCatalog catalog = (schema, name) -> "lower".equals(name)
-                ? (schema == null ? Volatility.VOLATILE : Volatility.IMMUTABLE) : Volatility.UNKNOWN;
+                ? (schema == null ? Volatility.VOLATILE : Volatility.IMMUTABLE)
+                : Volatility.UNKNOWN;
         assertPrimaryWith(new SqlClassifier(catalog, 10), "select lower(x) from t", Reason.VOLATILE_FUNCTION, "lower");
     }
 
     @Test
     void volatileBuiltinNotOnTheHarmlessList_goesToPrimary() {
-        assertPrimary("select pg_log_backend_memory_contexts(1)", Reason.WRITING_FUNCTION, "pg_log_backend_memory_contexts");
+        assertPrimary(
+                "select pg_log_backend_memory_contexts(1)", Reason.WRITING_FUNCTION, "pg_log_backend_memory_contexts");
         assertPrimary("select currtid2('t', '(0,1)')", Reason.VOLATILE_FUNCTION, "currtid2");
     }
 
@@ -624,7 +699,8 @@ class SqlClassifierTest {
     @Test
     void constructor_rejectsBadArguments() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SqlClassifier(null, 1))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("FunctionCatalog.NONE");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("FunctionCatalog.NONE");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SqlClassifier(FunctionCatalog.NONE, -1))
                 .isInstanceOf(IllegalArgumentException.class);
     }

@@ -29,8 +29,11 @@ class SqlCorpusTest {
 
     @BeforeAll
     static void readCorpus() throws IOException {
-        Path file = Paths.get(System.getProperty("sql.corpus", DEFAULT_LOCATION)).toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isReadable(file),
+        Path file = Paths.get(System.getProperty("sql.corpus", DEFAULT_LOCATION))
+                .toAbsolutePath()
+                .normalize();
+        Assumptions.assumeTrue(
+                Files.isReadable(file),
                 "SQL corpus not found at " + file + " (set -Dsql.corpus=FILE); skipping the corpus checks");
         corpus = new ArrayList<>();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -45,11 +48,14 @@ class SqlCorpusTest {
         SqlClassifier classifier = new SqlClassifier(FunctionCatalog.NONE, 0);
         List<String> offenders = new ArrayList<>();
         for (Map<String, String> row : corpus) {
-            if ("primary_required".equals(row.get("label")) && classifier.classify(row.get("sql")).replicaSafe()) {
+            if ("primary_required".equals(row.get("label"))
+                    && classifier.classify(row.get("sql")).replicaSafe()) {
                 offenders.add(row.get("id"));
             }
         }
-        assertThat(offenders).as("primary_required statements classified replica-safe").isEmpty();
+        assertThat(offenders)
+                .as("primary_required statements classified replica-safe")
+                .isEmpty();
     }
 
     @Test
@@ -78,8 +84,8 @@ class SqlCorpusTest {
         if (Boolean.getBoolean("sql.corpus.verbose")) {
             missedBy.entrySet().stream()
                     .sorted((a, b) -> b.getValue() - a.getValue())
-                    .forEach(e -> System.out.printf("  missed %4d  %-50s e.g. %s%n", e.getValue(), e.getKey(),
-                            example.get(e.getKey())));
+                    .forEach(e -> System.out.printf(
+                            "  missed %4d  %-50s e.g. %s%n", e.getValue(), e.getKey(), example.get(e.getKey())));
         }
         assertThat(share).as("replica_ok offloaded, %").isGreaterThanOrEqualTo(90.0);
     }

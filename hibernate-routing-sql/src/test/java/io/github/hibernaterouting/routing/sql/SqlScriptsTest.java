@@ -16,17 +16,19 @@ class SqlScriptsTest {
     void semicolonsInsideLiteralsIdentifiersAndComments_doNotSplit() {
         String script = "select ';' as a, \"x;y\" from t; -- c; d\nselect /* ; /* nested ; */ ; */ 2;"
                 + "select E'\\';' ; select $$ ; $$; select $f$ a;b $f$";
-        assertThat(SqlScripts.split(script)).containsExactly(
-                "select ';' as a, \"x;y\" from t",
-                "-- c; d\nselect /* ; /* nested ; */ ; */ 2",
-                "select E'\\';'",
-                "select $$ ; $$",
-                "select $f$ a;b $f$");
+        assertThat(SqlScripts.split(script))
+                .containsExactly(
+                        "select ';' as a, \"x;y\" from t",
+                        "-- c; d\nselect /* ; /* nested ; */ ; */ 2",
+                        "select E'\\';'",
+                        "select $$ ; $$",
+                        "select $f$ a;b $f$");
     }
 
     @Test
     void functionBodyInDollarQuotes_staysOneStatement() {
-        String script = "create function f() returns int as $body$\nbegin\n  return 1;\nend;\n$body$ language plpgsql;\nselect f();";
+        String script =
+                "create function f() returns int as $body$\nbegin\n  return 1;\nend;\n$body$ language plpgsql;\nselect f();";
         assertThat(SqlScripts.split(script)).hasSize(2).last().isEqualTo("select f()");
     }
 
@@ -81,7 +83,8 @@ class SqlScriptsTest {
 
     @Test
     void gSendsTheBufferEvenInsideParentheses() {
-        assertThat(SqlScripts.split("select (1\n\\g\nselect 2; select 3")).containsExactly("select (1", "select 2", "select 3");
+        assertThat(SqlScripts.split("select (1\n\\g\nselect 2; select 3"))
+                .containsExactly("select (1", "select 2", "select 3");
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.github.hibernaterouting.sample.domain;
 
-import java.time.Instant;
-
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
@@ -9,70 +7,70 @@ import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import java.time.Instant;
 
 /** A note written by a user: the sample's resource. */
 @Entity
 @Table(name = "notes")
 public class Note {
-	@Id
-	@GeneratedValue(strategy = GenerationType.IDENTITY)
-	private Long id;
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
 
-	@Column(name = "owner_id", nullable = false)
-	private Long ownerId;
+    @Column(name = "owner_id", nullable = false)
+    private Long ownerId;
 
-	@Column(nullable = false)
-	private String title;
+    @Column(nullable = false)
+    private String title;
 
-	@Column(nullable = false)
-	private String body;
+    @Column(nullable = false)
+    private String body;
 
-	/** Versioned, so that an update of a note read from a stale replica fails instead of overwriting newer data. */
-	@Version
-	private long version;
+    /** Versioned, so that an update of a note read from a stale replica fails instead of overwriting newer data. */
+    @Version
+    private long version;
 
-	@Column(name = "created_at", nullable = false, updatable = false)
-	private Instant createdAt;
+    @Column(name = "created_at", nullable = false, updatable = false)
+    private Instant createdAt;
 
-	protected Note() {
-	}
+    protected Note() {}
 
-	public Note(Long ownerId, String title, String body) {
-		this.ownerId = ownerId;
-		this.title = title;
-		this.body = body;
-		this.createdAt = Instant.now();
-	}
+    public Note(Long ownerId, String title, String body) {
+        this.ownerId = ownerId;
+        this.title = title;
+        this.body = body;
+        this.createdAt = Instant.now();
+    }
 
-	public Long getId() {
-		return id;
-	}
+    public Long getId() {
+        return id;
+    }
 
-	public Long getOwnerId() {
-		return ownerId;
-	}
+    public Long getOwnerId() {
+        return ownerId;
+    }
 
-	public String getTitle() {
-		return title;
-	}
+    public String getTitle() {
+        return title;
+    }
 
-	public void setTitle(String title) {
-		this.title = title;
-	}
+    public void setTitle(String title) {
+        this.title = title;
+    }
 
-	public String getBody() {
-		return body;
-	}
+    public String getBody() {
+        return body;
+    }
 
-	public void setBody(String body) {
-		this.body = body;
-	}
+    public void setBody(String body) {
+        this.body = body;
+    }
 
-	public long getVersion() {
-		return version;
-	}
+    public long getVersion() {
+        return version;
+    }
 
-	public Instant getCreatedAt() {
-		return createdAt;
-	}
+    public Instant getCreatedAt() {
+        return createdAt;
+    }
 }

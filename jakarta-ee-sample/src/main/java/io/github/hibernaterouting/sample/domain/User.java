@@ -13,41 +13,40 @@ import jakarta.persistence.Table;
 @Entity
 @Table(name = "users")
 public class User {
-	@Id
-	private Long id;
+    @Id
+    private Long id;
 
-	@Column(name = "api_key", nullable = false, unique = true)
-	private String apiKey;
+    @Column(name = "api_key", nullable = false, unique = true)
+    private String apiKey;
 
-	@Column(nullable = false)
-	private String name;
+    @Column(nullable = false)
+    private String name;
 
-	@Column(name = "can_write", nullable = false)
-	private boolean canWrite;
+    @Column(name = "can_write", nullable = false)
+    private boolean canWrite;
 
-	/**
-	 * The user's stamp as PostgreSQL prints a {@code pg_lsn} ({@code 0/3000060}), or {@code null}.
-	 * The library raises it after each commit; the application only reads it, so Hibernate never writes it.
-	 */
-	@Column(name = "read_after_write_lsn", insertable = false, updatable = false)
-	private String readAfterWriteLsn;
+    /**
+     * The user's stamp as PostgreSQL prints a {@code pg_lsn} ({@code 0/3000060}), or {@code null}.
+     * The library raises it after each commit; the application only reads it, so Hibernate never writes it.
+     */
+    @Column(name = "read_after_write_lsn", insertable = false, updatable = false)
+    private String readAfterWriteLsn;
 
-	protected User() {
-	}
+    protected User() {}
 
-	public Long getId() {
-		return id;
-	}
+    public Long getId() {
+        return id;
+    }
 
-	public String getName() {
-		return name;
-	}
+    public String getName() {
+        return name;
+    }
 
-	public boolean canWrite() {
-		return canWrite;
-	}
+    public boolean canWrite() {
+        return canWrite;
+    }
 
-	public String getReadAfterWriteLsn() {
-		return readAfterWriteLsn;
-	}
+    public String getReadAfterWriteLsn() {
+        return readAfterWriteLsn;
+    }
 }

@@ -1,8 +1,7 @@
 package io.github.hibernaterouting.sample.web;
 
-import java.security.Principal;
-
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import java.security.Principal;
 
 /**
  * The user a request was authenticated as: the request's {@link Principal}.
@@ -13,13 +12,13 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
  * @param stamp the user's last commit position as read from the primary at authentication, or {@code null}
  */
 public record AuthenticatedUser(long id, String name, boolean canWrite, ConsistencyToken stamp) implements Principal {
-	@Override
-	public String getName() {
-		return name;
-	}
+    @Override
+    public String getName() {
+        return name;
+    }
 
-	/** The actor key the routing library tracks this user's writes under. */
-	public String actorKey() {
-		return Long.toString( id );
-	}
+    /** The actor key the routing library tracks this user's writes under. */
+    public String actorKey() {
+        return Long.toString(id);
+    }
 }

@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.sample.web;
 
-import java.util.Map;
-
+import io.github.hibernaterouting.sample.SampleBootstrap;
 import jakarta.persistence.EntityManager;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.GET;
@@ -12,8 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-
-import io.github.hibernaterouting.sample.SampleBootstrap;
+import java.util.Map;
 
 /**
  * {@code GET /api/events}: a server-sent event stream of the user's notes being created and counted.
@@ -24,26 +22,26 @@ import io.github.hibernaterouting.sample.SampleBootstrap;
  */
 @Path("events")
 public class EventsResource {
-	@Context
-	private ServletContext context;
+    @Context
+    private ServletContext context;
 
-	@Context
-	private SecurityContext security;
+    @Context
+    private SecurityContext security;
 
-	/** Opens the stream; it stays open until the client goes away or the application stops. */
-	@GET
-	@Produces(MediaType.SERVER_SENT_EVENTS)
-	public void subscribe(@Context SseEventSink sink, @Context Sse sse) {
-		final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
-		final String servedBy;
-		try (EntityManager em = SampleBootstrap.entityManagerFactory( context ).createEntityManager()) {
-			servedBy = ServedBy.lastReadNode( em, SampleBootstrap.nodeNames( context ) );
-		}
-		sink.send( sse.newEventBuilder()
-				.name( "hello" )
-				.mediaType( MediaType.APPLICATION_JSON_TYPE )
-				.data( String.class, NoteEvents.toJson( Map.of( "user", user.getName(), "servedBy", servedBy ) ) )
-				.build() );
-		SampleBootstrap.events( context ).subscribe( user.id(), sink, sse );
-	}
+    /** Opens the stream; it stays open until the client goes away or the application stops. */
+    @GET
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public void subscribe(@Context SseEventSink sink, @Context Sse sse) {
+        final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
+        final String servedBy;
+        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
+            servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
+        }
+        sink.send(sse.newEventBuilder()
+                .name("hello")
+                .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                .data(String.class, NoteEvents.toJson(Map.of("user", user.getName(), "servedBy", servedBy)))
+                .build());
+        SampleBootstrap.events(context).subscribe(user.id(), sink, sse);
+    }
 }

@@ -6,5 +6,4 @@ package io.github.hibernaterouting.sample.web;
  * @param title the title, 1 to 200 characters
  * @param body the text, at most 10 000 characters
  */
-public record NoteInput(String title, String body) {
-}
+public record NoteInput(String title, String body) {}

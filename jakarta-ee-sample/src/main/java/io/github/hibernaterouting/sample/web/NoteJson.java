@@ -14,12 +14,17 @@ import io.github.hibernaterouting.sample.domain.NoteWordCount;
  * @param words the background worker's word count, or {@code null} until it has run
  * @param wordsReadFrom the server the worker read the note from, or {@code null}
  */
-public record NoteJson(long id, String title, String body, long version, String createdAt, Integer words,
-		String wordsReadFrom) {
+public record NoteJson(
+        long id, String title, String body, long version, String createdAt, Integer words, String wordsReadFrom) {
 
-	static NoteJson of(Note note, NoteWordCount count) {
-		return new NoteJson( note.getId(), note.getTitle(), note.getBody(), note.getVersion(),
-				note.getCreatedAt().toString(), count == null ? null : count.getWords(),
-				count == null ? null : count.getReadFrom() );
-	}
+    static NoteJson of(Note note, NoteWordCount count) {
+        return new NoteJson(
+                note.getId(),
+                note.getTitle(),
+                note.getBody(),
+                note.getVersion(),
+                note.getCreatedAt().toString(),
+                count == null ? null : count.getWords(),
+                count == null ? null : count.getReadFrom());
+    }
 }

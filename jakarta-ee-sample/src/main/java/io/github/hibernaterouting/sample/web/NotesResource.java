@@ -1,11 +1,12 @@
 package io.github.hibernaterouting.sample.web;
 
-import java.net.URI;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.function.Function;
-
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.sample.SampleBootstrap;
+import io.github.hibernaterouting.sample.domain.Note;
+import io.github.hibernaterouting.sample.domain.NoteRepository;
+import io.github.hibernaterouting.sample.worker.NoteMessage;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.OptimisticLockException;
@@ -25,14 +26,11 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-
-import io.github.hibernaterouting.routing.ConsistencyToken;
-import io.github.hibernaterouting.routing.ReadYourWrites;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.sample.SampleBootstrap;
-import io.github.hibernaterouting.sample.domain.Note;
-import io.github.hibernaterouting.sample.domain.NoteRepository;
-import io.github.hibernaterouting.sample.worker.NoteMessage;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The signed-in user's notes: {@code POST /api/notes}, {@code GET /api/notes},
@@ -46,174 +44,177 @@ import io.github.hibernaterouting.sample.worker.NoteMessage;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class NotesResource {
-	private static final int MAX_TITLE = 200;
-	private static final int MAX_BODY = 10_000;
+    private static final int MAX_TITLE = 200;
+    private static final int MAX_BODY = 10_000;
 
-	@Context
-	private ServletContext context;
+    @Context
+    private ServletContext context;
 
-	@Context
-	private SecurityContext security;
+    @Context
+    private SecurityContext security;
 
-	@Context
-	private UriInfo uriInfo;
+    @Context
+    private UriInfo uriInfo;
 
-	/** Creates a note; {@code 201} with its location, then the worker counts its words. */
-	@POST
-	public Response create(NoteInput input) {
-		final AuthenticatedUser user = user();
-		return withEntityManager( em -> {
-			final String problem = validate( input, true );
-			if ( problem != null ) {
-				return badRequest( problem );
-			}
-			em.getTransaction().begin();
-			final Note note = new NoteRepository( em ).create( new Note( user.id(), input.title(), input.body() ) );
-			em.getTransaction().commit();
-			// Stamped after the commit, so the worker's read on a replica is sure to see the note.
-			final ConsistencyToken stamp = ReadYourWrites.currentPosition( emf() );
-			SampleBootstrap.worker( context ).publish( new NoteMessage( note.getId(), user.id(), stamp ) );
-			SampleBootstrap.events( context ).publish( user.id(), "note-created", Map.of( "noteId", note.getId() ) );
-			final URI location = uriInfo.getAbsolutePathBuilder().path( Long.toString( note.getId() ) ).build();
-			return Response.created( location ).entity( NoteJson.of( note, null ) );
-		} );
-	}
+    /** Creates a note; {@code 201} with its location, then the worker counts its words. */
+    @POST
+    public Response create(NoteInput input) {
+        final AuthenticatedUser user = user();
+        return withEntityManager(em -> {
+            final String problem = validate(input, true);
+            if (problem != null) {
+                return badRequest(problem);
+            }
+            em.getTransaction().begin();
+            final Note note = new NoteRepository(em).create(new Note(user.id(), input.title(), input.body()));
+            em.getTransaction().commit();
+            // Stamped after the commit, so the worker's read on a replica is sure to see the note.
+            final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf());
+            SampleBootstrap.worker(context).publish(new NoteMessage(note.getId(), user.id(), stamp));
+            SampleBootstrap.events(context).publish(user.id(), "note-created", Map.of("noteId", note.getId()));
+            final URI location = uriInfo.getAbsolutePathBuilder()
+                    .path(Long.toString(note.getId()))
+                    .build();
+            return Response.created(location).entity(NoteJson.of(note, null));
+        });
+    }
 
-	/** The user's latest notes; may lag a moment behind their writes (see {@link NoteRepository#listByOwner}). */
-	@GET
-	public Response list(@QueryParam("limit") @DefaultValue("20") int limit) {
-		final AuthenticatedUser user = user();
-		return withEntityManager( Strategy.STALE_READ, em -> {
-			if ( limit < 1 || limit > 100 ) {
-				return badRequest( "limit must be between 1 and 100" );
-			}
-			final List<NoteJson> notes = new NoteRepository( em ).listByOwner( user.id(), limit ).stream()
-					.map( note -> NoteJson.of( note, null ) )
-					.toList();
-			return Response.ok( notes );
-		} );
-	}
+    /** The user's latest notes; may lag a moment behind their writes (see {@link NoteRepository#listByOwner}). */
+    @GET
+    public Response list(@QueryParam("limit") @DefaultValue("20") int limit) {
+        final AuthenticatedUser user = user();
+        return withEntityManager(Strategy.STALE_READ, em -> {
+            if (limit < 1 || limit > 100) {
+                return badRequest("limit must be between 1 and 100");
+            }
+            final List<NoteJson> notes = new NoteRepository(em)
+                    .listByOwner(user.id(), limit).stream()
+                            .map(note -> NoteJson.of(note, null))
+                            .toList();
+            return Response.ok(notes);
+        });
+    }
 
-	/** One note, with the worker's word count once it has run. */
-	@GET
-	@Path("{id}")
-	public Response get(@PathParam("id") long id) {
-		final AuthenticatedUser user = user();
-		return withEntityManager( em -> {
-			final NoteRepository notes = new NoteRepository( em );
-			return notes.find( id, user.id() )
-					.map( note -> Response.ok( NoteJson.of( note, notes.wordCount( id ).orElse( null ) ) ) )
-					.orElseGet( NotesResource::notFound );
-		} );
-	}
+    /** One note, with the worker's word count once it has run. */
+    @GET
+    @Path("{id}")
+    public Response get(@PathParam("id") long id) {
+        final AuthenticatedUser user = user();
+        return withEntityManager(em -> {
+            final NoteRepository notes = new NoteRepository(em);
+            return notes.find(id, user.id())
+                    .map(note ->
+                            Response.ok(NoteJson.of(note, notes.wordCount(id).orElse(null))))
+                    .orElseGet(NotesResource::notFound);
+        });
+    }
 
-	/** Changes the title or the text; {@code 409} if the note changed concurrently. */
-	@PATCH
-	@Path("{id}")
-	public Response update(@PathParam("id") long id, NoteInput input) {
-		final AuthenticatedUser user = user();
-		return withEntityManager( em -> {
-			final String problem = validate( input, false );
-			if ( problem != null ) {
-				return badRequest( problem );
-			}
-			em.getTransaction().begin();
-			final Optional<Note> found = new NoteRepository( em ).find( id, user.id() );
-			if ( found.isEmpty() ) {
-				em.getTransaction().rollback();
-				return notFound();
-			}
-			final Note note = found.get();
-			if ( input.title() != null ) {
-				note.setTitle( input.title() );
-			}
-			if ( input.body() != null ) {
-				note.setBody( input.body() );
-			}
-			try {
-				em.getTransaction().commit();
-			}
-			catch (OptimisticLockException e) {
-				return Response.status( Response.Status.CONFLICT ).entity( error( "The note changed meanwhile; read it again" ) );
-			}
-			return Response.ok( NoteJson.of( note, null ) );
-		} );
-	}
+    /** Changes the title or the text; {@code 409} if the note changed concurrently. */
+    @PATCH
+    @Path("{id}")
+    public Response update(@PathParam("id") long id, NoteInput input) {
+        final AuthenticatedUser user = user();
+        return withEntityManager(em -> {
+            final String problem = validate(input, false);
+            if (problem != null) {
+                return badRequest(problem);
+            }
+            em.getTransaction().begin();
+            final Optional<Note> found = new NoteRepository(em).find(id, user.id());
+            if (found.isEmpty()) {
+                em.getTransaction().rollback();
+                return notFound();
+            }
+            final Note note = found.get();
+            if (input.title() != null) {
+                note.setTitle(input.title());
+            }
+            if (input.body() != null) {
+                note.setBody(input.body());
+            }
+            try {
+                em.getTransaction().commit();
+            } catch (OptimisticLockException e) {
+                return Response.status(Response.Status.CONFLICT)
+                        .entity(error("The note changed meanwhile; read it again"));
+            }
+            return Response.ok(NoteJson.of(note, null));
+        });
+    }
 
-	/** Deletes a note; {@code 204}. */
-	@DELETE
-	@Path("{id}")
-	public Response delete(@PathParam("id") long id) {
-		final AuthenticatedUser user = user();
-		return withEntityManager( em -> {
-			em.getTransaction().begin();
-			final NoteRepository notes = new NoteRepository( em );
-			final Optional<Note> found = notes.find( id, user.id() );
-			if ( found.isEmpty() ) {
-				em.getTransaction().rollback();
-				return notFound();
-			}
-			notes.delete( found.get() );
-			em.getTransaction().commit();
-			return Response.noContent();
-		} );
-	}
+    /** Deletes a note; {@code 204}. */
+    @DELETE
+    @Path("{id}")
+    public Response delete(@PathParam("id") long id) {
+        final AuthenticatedUser user = user();
+        return withEntityManager(em -> {
+            em.getTransaction().begin();
+            final NoteRepository notes = new NoteRepository(em);
+            final Optional<Note> found = notes.find(id, user.id());
+            if (found.isEmpty()) {
+                em.getTransaction().rollback();
+                return notFound();
+            }
+            notes.delete(found.get());
+            em.getTransaction().commit();
+            return Response.noContent();
+        });
+    }
 
-	private AuthenticatedUser user() {
-		// AuthenticationFilter guards /api/*, so there always is one.
-		return (AuthenticatedUser) security.getUserPrincipal();
-	}
+    private AuthenticatedUser user() {
+        // AuthenticationFilter guards /api/*, so there always is one.
+        return (AuthenticatedUser) security.getUserPrincipal();
+    }
 
-	private EntityManagerFactory emf() {
-		return SampleBootstrap.entityManagerFactory( context );
-	}
+    private EntityManagerFactory emf() {
+        return SampleBootstrap.entityManagerFactory(context);
+    }
 
-	/** Runs {@code work} with a new EntityManager and adds {@code X-Served-By} from that EntityManager. */
-	private Response withEntityManager(Function<EntityManager, Response.ResponseBuilder> work) {
-		return withEntityManager( null, work );
-	}
+    /** Runs {@code work} with a new EntityManager and adds {@code X-Served-By} from that EntityManager. */
+    private Response withEntityManager(Function<EntityManager, Response.ResponseBuilder> work) {
+        return withEntityManager(null, work);
+    }
 
-	/** The same, for work whose reads carry a {@code hinted} strategy. */
-	private Response withEntityManager(Strategy hinted, Function<EntityManager, Response.ResponseBuilder> work) {
-		try (EntityManager em = emf().createEntityManager()) {
-			try {
-				final Response.ResponseBuilder response = work.apply( em );
-				final String servedBy = ServedBy.lastReadNode( em, SampleBootstrap.nodeNames( context ), hinted );
-				return response.header( ServedBy.HEADER, servedBy ).build();
-			}
-			finally {
-				if ( em.getTransaction().isActive() ) {
-					em.getTransaction().rollback();
-				}
-			}
-		}
-	}
+    /** The same, for work whose reads carry a {@code hinted} strategy. */
+    private Response withEntityManager(Strategy hinted, Function<EntityManager, Response.ResponseBuilder> work) {
+        try (EntityManager em = emf().createEntityManager()) {
+            try {
+                final Response.ResponseBuilder response = work.apply(em);
+                final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context), hinted);
+                return response.header(ServedBy.HEADER, servedBy).build();
+            } finally {
+                if (em.getTransaction().isActive()) {
+                    em.getTransaction().rollback();
+                }
+            }
+        }
+    }
 
-	private static String validate(NoteInput input, boolean creating) {
-		if ( input == null ) {
-			return "Send a JSON body: {\"title\": \"...\", \"body\": \"...\"}";
-		}
-		if ( creating && ( input.title() == null || input.body() == null ) ) {
-			return "title and body are required";
-		}
-		if ( input.title() != null && ( input.title().isBlank() || input.title().length() > MAX_TITLE ) ) {
-			return "title must be 1 to " + MAX_TITLE + " characters";
-		}
-		if ( input.body() != null && input.body().length() > MAX_BODY ) {
-			return "body must be at most " + MAX_BODY + " characters";
-		}
-		return null;
-	}
+    private static String validate(NoteInput input, boolean creating) {
+        if (input == null) {
+            return "Send a JSON body: {\"title\": \"...\", \"body\": \"...\"}";
+        }
+        if (creating && (input.title() == null || input.body() == null)) {
+            return "title and body are required";
+        }
+        if (input.title() != null && (input.title().isBlank() || input.title().length() > MAX_TITLE)) {
+            return "title must be 1 to " + MAX_TITLE + " characters";
+        }
+        if (input.body() != null && input.body().length() > MAX_BODY) {
+            return "body must be at most " + MAX_BODY + " characters";
+        }
+        return null;
+    }
 
-	private static Response.ResponseBuilder badRequest(String message) {
-		return Response.status( Response.Status.BAD_REQUEST ).entity( error( message ) );
-	}
+    private static Response.ResponseBuilder badRequest(String message) {
+        return Response.status(Response.Status.BAD_REQUEST).entity(error(message));
+    }
 
-	private static Response.ResponseBuilder notFound() {
-		return Response.status( Response.Status.NOT_FOUND ).entity( error( "No such note" ) );
-	}
+    private static Response.ResponseBuilder notFound() {
+        return Response.status(Response.Status.NOT_FOUND).entity(error("No such note"));
+    }
 
-	private static Map<String, String> error(String message) {
-		return Map.of( "error", message );
-	}
+    private static Map<String, String> error(String message) {
+        return Map.of("error", message);
+    }
 }

@@ -1,9 +1,6 @@
 package io.github.hibernaterouting.sample.web;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
+import io.github.hibernaterouting.sample.SampleBootstrap;
 import jakarta.persistence.EntityManager;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Consumes;
@@ -16,8 +13,9 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-
-import io.github.hibernaterouting.sample.SampleBootstrap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * {@code GET|PUT /api/raw/notes/{id}}: a note's title read and changed with native SQL instead of
@@ -29,62 +27,73 @@ import io.github.hibernaterouting.sample.SampleBootstrap;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class RawNotesResource {
-	@Context
-	private ServletContext context;
+    @Context
+    private ServletContext context;
 
-	@Context
-	private SecurityContext security;
+    @Context
+    private SecurityContext security;
 
-	/** The note's id and title, by a native {@code select}; {@code 404} if the user has no such note. */
-	@GET
-	public Response get(@PathParam("id") long id) {
-		final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
-		try (EntityManager em = SampleBootstrap.entityManagerFactory( context ).createEntityManager()) {
-			final List<?> titles = em.createNativeQuery( "select title from notes where id = ?1 and owner_id = ?2" )
-					.setParameter( 1, id )
-					.setParameter( 2, user.id() )
-					.getResultList();
-			final String servedBy = ServedBy.lastReadNode( em, SampleBootstrap.nodeNames( context ) );
-			if ( titles.isEmpty() ) {
-				return Response.status( Response.Status.NOT_FOUND ).entity( Map.of( "error", "No such note" ) )
-						.header( ServedBy.HEADER, servedBy ).build();
-			}
-			final Map<String, Object> note = new LinkedHashMap<>();
-			note.put( "id", id );
-			note.put( "title", titles.get( 0 ) );
-			return Response.ok( note ).header( ServedBy.HEADER, servedBy ).build();
-		}
-	}
+    /** The note's id and title, by a native {@code select}; {@code 404} if the user has no such note. */
+    @GET
+    public Response get(@PathParam("id") long id) {
+        final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
+        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
+            final List<?> titles = em.createNativeQuery("select title from notes where id = ?1 and owner_id = ?2")
+                    .setParameter(1, id)
+                    .setParameter(2, user.id())
+                    .getResultList();
+            final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
+            if (titles.isEmpty()) {
+                return Response.status(Response.Status.NOT_FOUND)
+                        .entity(Map.of("error", "No such note"))
+                        .header(ServedBy.HEADER, servedBy)
+                        .build();
+            }
+            final Map<String, Object> note = new LinkedHashMap<>();
+            note.put("id", id);
+            note.put("title", titles.get(0));
+            return Response.ok(note).header(ServedBy.HEADER, servedBy).build();
+        }
+    }
 
-	/** Sets the title by a native {@code update} in a transaction; {@code 404} if the user has no such note. */
-	@PUT
-	public Response put(@PathParam("id") long id, NoteInput input) {
-		final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
-		if ( input == null || input.title() == null || input.title().isBlank() || input.title().length() > 200 ) {
-			return Response.status( Response.Status.BAD_REQUEST ).entity( Map.of( "error", "title must be 1 to 200 characters" ) ).build();
-		}
-		try (EntityManager em = SampleBootstrap.entityManagerFactory( context ).createEntityManager()) {
-			em.getTransaction().begin();
-			final int updated;
-			try {
-				updated = em.createNativeQuery( "update notes set title = ?1, version = version + 1 where id = ?2 and owner_id = ?3" )
-						.setParameter( 1, input.title() )
-						.setParameter( 2, id )
-						.setParameter( 3, user.id() )
-						.executeUpdate();
-				em.getTransaction().commit();
-			}
-			finally {
-				if ( em.getTransaction().isActive() ) {
-					em.getTransaction().rollback();
-				}
-			}
-			final String servedBy = ServedBy.lastReadNode( em, SampleBootstrap.nodeNames( context ) );
-			if ( updated == 0 ) {
-				return Response.status( Response.Status.NOT_FOUND ).entity( Map.of( "error", "No such note" ) )
-						.header( ServedBy.HEADER, servedBy ).build();
-			}
-			return Response.ok( Map.of( "id", id, "title", input.title() ) ).header( ServedBy.HEADER, servedBy ).build();
-		}
-	}
+    /** Sets the title by a native {@code update} in a transaction; {@code 404} if the user has no such note. */
+    @PUT
+    public Response put(@PathParam("id") long id, NoteInput input) {
+        final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
+        if (input == null
+                || input.title() == null
+                || input.title().isBlank()
+                || input.title().length() > 200) {
+            return Response.status(Response.Status.BAD_REQUEST)
+                    .entity(Map.of("error", "title must be 1 to 200 characters"))
+                    .build();
+        }
+        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
+            em.getTransaction().begin();
+            final int updated;
+            try {
+                updated = em.createNativeQuery(
+                                "update notes set title = ?1, version = version + 1 where id = ?2 and owner_id = ?3")
+                        .setParameter(1, input.title())
+                        .setParameter(2, id)
+                        .setParameter(3, user.id())
+                        .executeUpdate();
+                em.getTransaction().commit();
+            } finally {
+                if (em.getTransaction().isActive()) {
+                    em.getTransaction().rollback();
+                }
+            }
+            final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
+            if (updated == 0) {
+                return Response.status(Response.Status.NOT_FOUND)
+                        .entity(Map.of("error", "No such note"))
+                        .header(ServedBy.HEADER, servedBy)
+                        .build();
+            }
+            return Response.ok(Map.of("id", id, "title", input.title()))
+                    .header(ServedBy.HEADER, servedBy)
+                    .build();
+        }
+    }
 }

@@ -1,19 +1,21 @@
 package io.github.hibernaterouting.sample.web;
 
-import java.util.Set;
-
-import jakarta.ws.rs.core.Application;
-
-import org.glassfish.jersey.jackson.JacksonFeature;
-
 import io.github.hibernaterouting.routing.servlet.RoutingStrategyFeature;
+import jakarta.ws.rs.core.Application;
+import java.util.Set;
+import org.glassfish.jersey.jackson.JacksonFeature;
 
 /** The Jakarta REST application under {@code /api} (mapped in {@code web.xml}). */
 public class RestApplication extends Application {
-	@Override
-	public Set<Class<?>> getClasses() {
-		// RoutingStrategyFeature makes @RoutingStrategy on resource methods work.
-		return Set.of( NotesResource.class, RawNotesResource.class, MeResource.class, EventsResource.class, RoutingStrategyFeature.class,
-				JacksonFeature.class );
-	}
+    @Override
+    public Set<Class<?>> getClasses() {
+        // RoutingStrategyFeature makes @RoutingStrategy on resource methods work.
+        return Set.of(
+                NotesResource.class,
+                RawNotesResource.class,
+                MeResource.class,
+                EventsResource.class,
+                RoutingStrategyFeature.class,
+                JacksonFeature.class);
+    }
 }

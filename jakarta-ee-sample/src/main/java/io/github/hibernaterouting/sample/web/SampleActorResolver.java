@@ -1,9 +1,8 @@
 package io.github.hibernaterouting.sample.web;
 
-import jakarta.servlet.http.HttpServletRequest;
-
 import io.github.hibernaterouting.routing.servlet.spi.Actor;
 import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
+import jakarta.servlet.http.HttpServletRequest;
 
 /**
  * The routing actor of a request: the authenticated user's id, with the stamp that
@@ -13,10 +12,10 @@ import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
  * Stateless and thread-safe.
  */
 public class SampleActorResolver implements ActorResolver {
-	@Override
-	public Actor resolve(HttpServletRequest request) {
-		return request.getUserPrincipal() instanceof AuthenticatedUser user
-				? new Actor( user.actorKey(), user.stamp() )
-				: null;
-	}
+    @Override
+    public Actor resolve(HttpServletRequest request) {
+        return request.getUserPrincipal() instanceof AuthenticatedUser user
+                ? new Actor(user.actorKey(), user.stamp())
+                : null;
+    }
 }

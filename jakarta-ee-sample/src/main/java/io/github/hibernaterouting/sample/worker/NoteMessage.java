@@ -9,5 +9,4 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
  * @param ownerId the note's owner, to tell only them about the result
  * @param stamp the primary's WAL position after the write committed; the worker's reads must reflect it
  */
-public record NoteMessage(long noteId, long ownerId, ConsistencyToken stamp) {
-}
+public record NoteMessage(long noteId, long ownerId, ConsistencyToken stamp) {}

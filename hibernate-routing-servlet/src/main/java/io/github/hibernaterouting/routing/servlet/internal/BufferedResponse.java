@@ -1,15 +1,14 @@
 package io.github.hibernaterouting.routing.servlet.internal;
 
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
-
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
-import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
 
 /**
  * Holds back a mutation's response body, flushes, errors and redirects until {@link #release()},
@@ -24,249 +23,242 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
  * Not thread-safe, like the response it wraps.
  */
 public final class BufferedResponse extends HttpServletResponseWrapper {
-	private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-	private BufferStream stream;
-	private PrintWriter writer;
-	private boolean committed;
-	private boolean released;
-	private boolean draining;
-	private Action deferred;
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    private BufferStream stream;
+    private PrintWriter writer;
+    private boolean committed;
+    private boolean released;
+    private boolean draining;
+    private Action deferred;
 
-	public BufferedResponse(HttpServletResponse response) {
-		super( response );
-	}
+    public BufferedResponse(HttpServletResponse response) {
+        super(response);
+    }
 
-	@FunctionalInterface
-	private interface Action {
-		void run() throws IOException;
-	}
+    @FunctionalInterface
+    private interface Action {
+        void run() throws IOException;
+    }
 
-	private HttpServletResponse wrapped() {
-		return (HttpServletResponse) getResponse();
-	}
+    private HttpServletResponse wrapped() {
+        return (HttpServletResponse) getResponse();
+    }
 
-	@Override
-	public ServletOutputStream getOutputStream() throws IOException {
-		if ( writer != null ) {
-			throw new IllegalStateException( "getWriter() has already been called for this response" );
-		}
-		if ( stream == null ) {
-			stream = new BufferStream();
-		}
-		return stream;
-	}
+    @Override
+    public ServletOutputStream getOutputStream() throws IOException {
+        if (writer != null) {
+            throw new IllegalStateException("getWriter() has already been called for this response");
+        }
+        if (stream == null) {
+            stream = new BufferStream();
+        }
+        return stream;
+    }
 
-	@Override
-	public PrintWriter getWriter() throws IOException {
-		if ( writer == null ) {
-			if ( stream != null ) {
-				throw new IllegalStateException( "getOutputStream() has already been called for this response" );
-			}
-			final String encoding = getCharacterEncoding();
-			// Make the charset explicit in Content-Type, as the container does when its own writer is taken.
-			wrapped().setCharacterEncoding( encoding );
-			stream = new BufferStream();
-			writer = new PrintWriter( new OutputStreamWriter( stream, Charset.forName( encoding ) ) );
-		}
-		return writer;
-	}
+    @Override
+    public PrintWriter getWriter() throws IOException {
+        if (writer == null) {
+            if (stream != null) {
+                throw new IllegalStateException("getOutputStream() has already been called for this response");
+            }
+            final String encoding = getCharacterEncoding();
+            // Make the charset explicit in Content-Type, as the container does when its own writer is taken.
+            wrapped().setCharacterEncoding(encoding);
+            stream = new BufferStream();
+            writer = new PrintWriter(new OutputStreamWriter(stream, Charset.forName(encoding)));
+        }
+        return writer;
+    }
 
-	@Override
-	public void flushBuffer() throws IOException {
-		if ( released ) {
-			if ( writer != null ) {
-				writer.flush();
-			}
-			super.flushBuffer();
-		}
-		else {
-			committed = true;
-		}
-	}
+    @Override
+    public void flushBuffer() throws IOException {
+        if (released) {
+            if (writer != null) {
+                writer.flush();
+            }
+            super.flushBuffer();
+        } else {
+            committed = true;
+        }
+    }
 
-	@Override
-	public boolean isCommitted() {
-		return released ? super.isCommitted() : committed;
-	}
+    @Override
+    public boolean isCommitted() {
+        return released ? super.isCommitted() : committed;
+    }
 
-	@Override
-	public void reset() {
-		if ( released ) {
-			super.reset();
-			return;
-		}
-		checkNotCommitted();
-		discardBody();
-		super.reset();
-	}
+    @Override
+    public void reset() {
+        if (released) {
+            super.reset();
+            return;
+        }
+        checkNotCommitted();
+        discardBody();
+        super.reset();
+    }
 
-	@Override
-	public void resetBuffer() {
-		if ( released ) {
-			super.resetBuffer();
-			return;
-		}
-		checkNotCommitted();
-		discardBody();
-	}
+    @Override
+    public void resetBuffer() {
+        if (released) {
+            super.resetBuffer();
+            return;
+        }
+        checkNotCommitted();
+        discardBody();
+    }
 
-	@Override
-	public void sendError(int status, String message) throws IOException {
-		defer( () -> wrapped().sendError( status, message ) );
-	}
+    @Override
+    public void sendError(int status, String message) throws IOException {
+        defer(() -> wrapped().sendError(status, message));
+    }
 
-	@Override
-	public void sendError(int status) throws IOException {
-		defer( () -> wrapped().sendError( status ) );
-	}
+    @Override
+    public void sendError(int status) throws IOException {
+        defer(() -> wrapped().sendError(status));
+    }
 
-	@Override
-	public void sendRedirect(String location) throws IOException {
-		defer( () -> wrapped().sendRedirect( location ) );
-	}
+    @Override
+    public void sendRedirect(String location) throws IOException {
+        defer(() -> wrapped().sendRedirect(location));
+    }
 
-	@Override
-	public void sendRedirect(String location, int status) throws IOException {
-		defer( () -> wrapped().sendRedirect( location, status ) );
-	}
+    @Override
+    public void sendRedirect(String location, int status) throws IOException {
+        defer(() -> wrapped().sendRedirect(location, status));
+    }
 
-	@Override
-	public void sendRedirect(String location, boolean clearBuffer) throws IOException {
-		defer( () -> wrapped().sendRedirect( location, clearBuffer ) );
-	}
+    @Override
+    public void sendRedirect(String location, boolean clearBuffer) throws IOException {
+        defer(() -> wrapped().sendRedirect(location, clearBuffer));
+    }
 
-	@Override
-	public void sendRedirect(String location, int status, boolean clearBuffer) throws IOException {
-		defer( () -> wrapped().sendRedirect( location, status, clearBuffer ) );
-	}
+    @Override
+    public void sendRedirect(String location, int status, boolean clearBuffer) throws IOException {
+        defer(() -> wrapped().sendRedirect(location, status, clearBuffer));
+    }
 
-	private void defer(Action action) throws IOException {
-		if ( released ) {
-			action.run();
-			return;
-		}
-		checkNotCommitted();
-		discardBody();
-		committed = true;
-		deferred = action;
-	}
+    private void defer(Action action) throws IOException {
+        if (released) {
+            action.run();
+            return;
+        }
+        checkNotCommitted();
+        discardBody();
+        committed = true;
+        deferred = action;
+    }
 
-	private void checkNotCommitted() {
-		if ( committed ) {
-			throw new IllegalStateException( "The response has already been committed" );
-		}
-	}
+    private void checkNotCommitted() {
+        if (committed) {
+            throw new IllegalStateException("The response has already been committed");
+        }
+    }
 
-	private void discardBody() {
-		drainWriter();
-		buffer.reset();
-	}
+    private void discardBody() {
+        drainWriter();
+        buffer.reset();
+    }
 
-	/** Moves characters the writer still encodes into the buffer, without counting as the handler's flush. */
-	private void drainWriter() {
-		if ( writer != null ) {
-			draining = true;
-			try {
-				writer.flush();
-			}
-			finally {
-				draining = false;
-			}
-		}
-	}
+    /** Moves characters the writer still encodes into the buffer, without counting as the handler's flush. */
+    private void drainWriter() {
+        if (writer != null) {
+            draining = true;
+            try {
+                writer.flush();
+            } finally {
+                draining = false;
+            }
+        }
+    }
 
-	/** Whether {@link #release()} has run. */
-	public boolean isReleased() {
-		return released;
-	}
+    /** Whether {@link #release()} has run. */
+    public boolean isReleased() {
+        return released;
+    }
 
-	/**
-	 * Sends what the handler produced to the wrapped response, then lets everything through.
-	 * Call it after the handler returned and the stamp advanced.
-	 */
-	public void release() throws IOException {
-		if ( released ) {
-			return;
-		}
-		drainWriter();
-		released = true;
-		if ( deferred != null ) {
-			deferred.run();
-			return;
-		}
-		if ( buffer.size() > 0 ) {
-			wrapped().getOutputStream().write( buffer.toByteArray() );
-			buffer.reset();
-		}
-		if ( committed ) {
-			wrapped().flushBuffer();
-		}
-	}
+    /**
+     * Sends what the handler produced to the wrapped response, then lets everything through.
+     * Call it after the handler returned and the stamp advanced.
+     */
+    public void release() throws IOException {
+        if (released) {
+            return;
+        }
+        drainWriter();
+        released = true;
+        if (deferred != null) {
+            deferred.run();
+            return;
+        }
+        if (buffer.size() > 0) {
+            wrapped().getOutputStream().write(buffer.toByteArray());
+            buffer.reset();
+        }
+        if (committed) {
+            wrapped().flushBuffer();
+        }
+    }
 
-	/** Buffers until release, then writes through. */
-	private final class BufferStream extends ServletOutputStream {
-		@Override
-		public void write(int b) throws IOException {
-			if ( released ) {
-				wrapped().getOutputStream().write( b );
-			}
-			else {
-				buffer.write( b );
-			}
-		}
+    /** Buffers until release, then writes through. */
+    private final class BufferStream extends ServletOutputStream {
+        @Override
+        public void write(int b) throws IOException {
+            if (released) {
+                wrapped().getOutputStream().write(b);
+            } else {
+                buffer.write(b);
+            }
+        }
 
-		@Override
-		public void write(byte[] bytes, int offset, int length) throws IOException {
-			if ( released ) {
-				wrapped().getOutputStream().write( bytes, offset, length );
-			}
-			else {
-				buffer.write( bytes, offset, length );
-			}
-		}
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            if (released) {
+                wrapped().getOutputStream().write(bytes, offset, length);
+            } else {
+                buffer.write(bytes, offset, length);
+            }
+        }
 
-		@Override
-		public void flush() throws IOException {
-			if ( released ) {
-				wrapped().getOutputStream().flush();
-			}
-			else if ( !draining ) {
-				committed = true;
-			}
-		}
+        @Override
+        public void flush() throws IOException {
+            if (released) {
+                wrapped().getOutputStream().flush();
+            } else if (!draining) {
+                committed = true;
+            }
+        }
 
-		@Override
-		public void close() throws IOException {
-			if ( released ) {
-				wrapped().getOutputStream().close();
-			}
-			// Closing before release only means "done": the body is sent on release.
-		}
+        @Override
+        public void close() throws IOException {
+            if (released) {
+                wrapped().getOutputStream().close();
+            }
+            // Closing before release only means "done": the body is sent on release.
+        }
 
-		@Override
-		public boolean isReady() {
-			return !released || wrappedIsReady();
-		}
+        @Override
+        public boolean isReady() {
+            return !released || wrappedIsReady();
+        }
 
-		@Override
-		public void setWriteListener(WriteListener listener) {
-			// Non-blocking output only exists for asynchronous handlers, which run past the filter anyway.
-			try {
-				release();
-				wrapped().getOutputStream().setWriteListener( listener );
-			}
-			catch (IOException e) {
-				throw new IllegalStateException( "Could not release the buffered response for non-blocking output", e );
-			}
-		}
+        @Override
+        public void setWriteListener(WriteListener listener) {
+            // Non-blocking output only exists for asynchronous handlers, which run past the filter anyway.
+            try {
+                release();
+                wrapped().getOutputStream().setWriteListener(listener);
+            } catch (IOException e) {
+                throw new IllegalStateException("Could not release the buffered response for non-blocking output", e);
+            }
+        }
 
-		private boolean wrappedIsReady() {
-			try {
-				return wrapped().getOutputStream().isReady();
-			}
-			catch (IOException e) {
-				return false;
-			}
-		}
-	}
+        private boolean wrappedIsReady() {
+            try {
+                return wrapped().getOutputStream().isReady();
+            } catch (IOException e) {
+                return false;
+            }
+        }
+    }
 }

@@ -1,11 +1,9 @@
 package io.github.hibernaterouting.routing.servlet.internal;
 
+import io.github.hibernaterouting.routing.servlet.RoutingStrategyFeature;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.core.FeatureContext;
-
 import org.glassfish.jersey.internal.spi.AutoDiscoverable;
-
-import io.github.hibernaterouting.routing.servlet.RoutingStrategyFeature;
 
 /**
  * Registers {@link RoutingStrategyFeature} in every Jersey application, so that
@@ -15,10 +13,10 @@ import io.github.hibernaterouting.routing.servlet.RoutingStrategyFeature;
  */
 @Priority(AutoDiscoverable.DEFAULT_PRIORITY)
 public final class JerseyAutoDiscoverable implements AutoDiscoverable {
-	@Override
-	public void configure(FeatureContext context) {
-		if ( !context.getConfiguration().isRegistered( RoutingStrategyFeature.class ) ) {
-			context.register( RoutingStrategyFeature.class );
-		}
-	}
+    @Override
+    public void configure(FeatureContext context) {
+        if (!context.getConfiguration().isRegistered(RoutingStrategyFeature.class)) {
+            context.register(RoutingStrategyFeature.class);
+        }
+    }
 }

@@ -12,6 +12,6 @@ import io.github.hibernaterouting.routing.Strategy;
  * @param cause what decided the strategy, for logs ({@code mutation}, {@code X-Force-Primary}, {@code rule}, …)
  */
 public record RequestRouting(Strategy strategy, boolean primaryRequired, String cause) {
-	/** The request attribute (and Jakarta REST property) that holds it. */
-	public static final String ATTRIBUTE = RequestRouting.class.getName();
+    /** The request attribute (and Jakarta REST property) that holds it. */
+    public static final String ATTRIBUTE = RequestRouting.class.getName();
 }

@@ -1,8 +1,7 @@
 package io.github.hibernaterouting.routing.servlet.spi;
 
-import java.util.Objects;
-
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import java.util.Objects;
 
 /**
  * Whoever must see their own writes in a request: a user, an API key, a service identity.
@@ -17,19 +16,19 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
  * (the library then uses what this instance's memory and the Redis marker know)
  */
 public record Actor(String key, ConsistencyToken stamp) {
-	/**
-	 * @throws IllegalArgumentException if the key is blank or longer than 200 characters
-	 */
-	public Actor {
-		Objects.requireNonNull( key, "key" );
-		if ( key.isBlank() || key.length() > 200 ) {
-			throw new IllegalArgumentException( "An actor key must be 1 to 200 characters, not blank; got one of "
-					+ key.length() + " characters" );
-		}
-	}
+    /**
+     * @throws IllegalArgumentException if the key is blank or longer than 200 characters
+     */
+    public Actor {
+        Objects.requireNonNull(key, "key");
+        if (key.isBlank() || key.length() > 200) {
+            throw new IllegalArgumentException(
+                    "An actor key must be 1 to 200 characters, not blank; got one of " + key.length() + " characters");
+        }
+    }
 
-	/** An actor without a known stamp. */
-	public static Actor of(String key) {
-		return new Actor( key, null );
-	}
+    /** An actor without a known stamp. */
+    public static Actor of(String key) {
+        return new Actor(key, null);
+    }
 }

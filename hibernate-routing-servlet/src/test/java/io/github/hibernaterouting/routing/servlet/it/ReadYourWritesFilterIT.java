@@ -4,28 +4,6 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplica
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
-
-import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.EntityManager;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
@@ -37,6 +15,25 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The filter in a real web application over HTTP, against a real primary with two streaming
@@ -45,319 +42,360 @@ import io.lettuce.core.api.StatefulRedisConnection;
  */
 @ExtendWith(RoutingLeakCheck.class)
 class ReadYourWritesFilterIT {
-	@RegisterExtension
-	static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys( 2 ).withRedis();
+    @RegisterExtension
+    static final PostgresClusterExtension DB =
+            PostgresClusterExtension.withStandbys(2).withRedis();
 
-	static PostgresCluster cluster;
-	static RedisServer redis;
-	static EntityManagerFactory emf;
-	static TestApplication app;
-	static HttpClient http;
-	static RedisClient redisClient;
-	/** A note every replica has, for reads that only ask who served them. */
-	static long oldNote;
+    static PostgresCluster cluster;
+    static RedisServer redis;
+    static EntityManagerFactory emf;
+    static TestApplication app;
+    static HttpClient http;
+    static RedisClient redisClient;
+    /** A note every replica has, for reads that only ask who served them. */
+    static long oldNote;
 
-	@BeforeAll
-	static void start() throws Exception {
-		cluster = DB.cluster();
-		redis = DB.redis();
-		try (Connection c = cluster.connect( cluster.primary() ); Statement s = c.createStatement()) {
-			s.execute( "drop table if exists web_note" );
-			s.execute( "drop sequence if exists web_note_seq" );
-			s.execute( "create sequence web_note_seq start 1 increment 50" );
-			s.execute( "create table web_note (id bigint primary key, text text)" );
-		}
-		// After Redis starts (or restarts) without data, actors read from the primary for one window:
-		// keep it short here.
-		emf = RoutingTestSupport.emf( "servlet-it", cluster, Map.of( RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s" ),
-				WebNote.class );
-		app = new TestApplication( emf, "GET /reports/**=PRIMARY" );
-		http = HttpClient.newBuilder().version( HttpClient.Version.HTTP_1_1 ).connectTimeout( Duration.ofSeconds( 5 ) ).build();
-		redisClient = RedisClient.create( redis.uri() );
-		oldNote = Long.parseLong( post( "setup", "an old note" ).body().trim() );
-	}
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = DB.cluster();
+        redis = DB.redis();
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement()) {
+            s.execute("drop table if exists web_note");
+            s.execute("drop sequence if exists web_note_seq");
+            s.execute("create sequence web_note_seq start 1 increment 50");
+            s.execute("create table web_note (id bigint primary key, text text)");
+        }
+        // After Redis starts (or restarts) without data, actors read from the primary for one window:
+        // keep it short here.
+        emf = RoutingTestSupport.emf(
+                "servlet-it",
+                cluster,
+                Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"),
+                WebNote.class);
+        app = new TestApplication(emf, "GET /reports/**=PRIMARY");
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        redisClient = RedisClient.create(redis.uri());
+        oldNote = Long.parseLong(post("setup", "an old note").body().trim());
+    }
 
-	@AfterAll
-	static void stop() throws Exception {
-		if ( redisClient != null ) {
-			redisClient.shutdown();
-		}
-		if ( app != null ) {
-			app.close();
-		}
-		if ( emf != null ) {
-			emf.close();
-		}
-	}
+    @AfterAll
+    static void stop() throws Exception {
+        if (redisClient != null) {
+            redisClient.shutdown();
+        }
+        if (app != null) {
+            app.close();
+        }
+        if (emf != null) {
+            emf.close();
+        }
+    }
 
-	@BeforeEach
-	void replicasCaughtUpAndUp() throws InterruptedException {
-		cluster.awaitCaughtUp( Duration.ofSeconds( 30 ) );
-		awaitReplicasUp( emf );
-		// ... and Redis's start-up window (see start()) is over: an actor's read uses a replica.
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 30 ).toNanos();
-		while ( actorReadServedByPrimary() ) {
-			assertThat( System.nanoTime() ).as( "actors read from replicas after Redis's start-up window" ).isLessThan( deadline );
-			Thread.sleep( 50 );
-		}
-	}
+    @BeforeEach
+    void replicasCaughtUpAndUp() throws InterruptedException {
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        awaitReplicasUp(emf);
+        // ... and Redis's start-up window (see start()) is over: an actor's read uses a replica.
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (actorReadServedByPrimary()) {
+            assertThat(System.nanoTime())
+                    .as("actors read from replicas after Redis's start-up window")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
 
-	private static boolean actorReadServedByPrimary() {
-		try (RoutingScope ignored = RoutingScope.builder().actor( "window-probe" ).open(); EntityManager em = emf.createEntityManager()) {
-			return RoutingTestSupport.servedBy( cluster, em ).isPrimary();
-		}
-	}
+    private static boolean actorReadServedByPrimary() {
+        try (RoutingScope ignored = RoutingScope.builder().actor("window-probe").open();
+                EntityManager em = emf.createEntityManager()) {
+            return RoutingTestSupport.servedBy(cluster, em).isPrimary();
+        }
+    }
 
-	// --- HTTP helpers ---
+    // --- HTTP helpers ---
 
-	private static HttpRequest.Builder request(String path, String key, String... headers) {
-		final HttpRequest.Builder builder = HttpRequest.newBuilder( URI.create( app.url( path ) ) ).timeout( Duration.ofSeconds( 30 ) );
-		if ( key != null ) {
-			builder.header( "Authorization", "Bearer " + key );
-		}
-		for ( int i = 0; i < headers.length; i += 2 ) {
-			builder.header( headers[i], headers[i + 1] );
-		}
-		return builder;
-	}
+    private static HttpRequest.Builder request(String path, String key, String... headers) {
+        final HttpRequest.Builder builder =
+                HttpRequest.newBuilder(URI.create(app.url(path))).timeout(Duration.ofSeconds(30));
+        if (key != null) {
+            builder.header("Authorization", "Bearer " + key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
+        return builder;
+    }
 
-	private static HttpResponse<String> send(HttpRequest request) {
-		try {
-			return http.send( request, HttpResponse.BodyHandlers.ofString() );
-		}
-		catch (Exception e) {
-			throw new AssertionError( "HTTP request failed: " + request, e );
-		}
-	}
+    private static HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError("HTTP request failed: " + request, e);
+        }
+    }
 
-	private static HttpResponse<String> post(String key, String text, String... headers) {
-		return postTo( "/notes", key, text, headers );
-	}
+    private static HttpResponse<String> post(String key, String text, String... headers) {
+        return postTo("/notes", key, text, headers);
+    }
 
-	private static HttpResponse<String> postTo(String path, String key, String text, String... headers) {
-		return send( request( path, key, headers ).POST( HttpRequest.BodyPublishers.ofString( text ) ).build() );
-	}
+    private static HttpResponse<String> postTo(String path, String key, String text, String... headers) {
+        return send(request(path, key, headers)
+                .POST(HttpRequest.BodyPublishers.ofString(text))
+                .build());
+    }
 
-	private static HttpResponse<String> get(String path, String key, String... headers) {
-		return send( request( path, key, headers ).GET().build() );
-	}
+    private static HttpResponse<String> get(String path, String key, String... headers) {
+        return send(request(path, key, headers).GET().build());
+    }
 
-	private static long createdId(HttpResponse<String> response) {
-		assertThat( response.statusCode() ).as( "POST answer: %s", response.body() ).isEqualTo( 201 );
-		final String[] lines = response.body().trim().split( "\n" );
-		return Long.parseLong( lines[lines.length - 1].trim() );
-	}
+    private static long createdId(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as("POST answer: %s", response.body()).isEqualTo(201);
+        final String[] lines = response.body().trim().split("\n");
+        return Long.parseLong(lines[lines.length - 1].trim());
+    }
 
-	private static Node servedBy(HttpResponse<String> response) {
-		final String port = response.headers().firstValue( TestApplication.SERVED_BY ).orElseThrow(
-				() -> new AssertionError( "no " + TestApplication.SERVED_BY + " header; status " + response.statusCode() + ": " + response.body() ) );
-		return cluster.nodeForPort( Integer.parseInt( port ) );
-	}
+    private static Node servedBy(HttpResponse<String> response) {
+        final String port = response.headers()
+                .firstValue(TestApplication.SERVED_BY)
+                .orElseThrow(() -> new AssertionError("no " + TestApplication.SERVED_BY + " header; status "
+                        + response.statusCode() + ": " + response.body()));
+        return cluster.nodeForPort(Integer.parseInt(port));
+    }
 
-	private static String marker(String key) {
-		try (StatefulRedisConnection<String, String> connection = redisClient.connect()) {
-			return connection.sync().get( "hibernate-routing:replication:" + key );
-		}
-	}
+    private static String marker(String key) {
+        try (StatefulRedisConnection<String, String> connection = redisClient.connect()) {
+            return connection.sync().get("hibernate-routing:replication:" + key);
+        }
+    }
 
-	private static long notesOnPrimary() throws SQLException {
-		return countOnPrimary( cluster, "web_note" );
-	}
+    private static long notesOnPrimary() throws SQLException {
+        return countOnPrimary(cluster, "web_note");
+    }
 
-	// --- read-your-writes ---
+    // --- read-your-writes ---
 
-	@Test
-	void postThenImmediateGet_bySameKey_seesTheWrite_neverFromThePausedStandby_whileOtherKeysStillUseReplicas() {
-		final Node paused = cluster.standby( 1 );
-		cluster.pauseReplay( paused );
-		final HttpResponse<String> created = post( "alice", "alice's note" );
-		final long id = createdId( created );
-		assertThat( created.headers().firstValue( "X-Consistency-Token" ) ).as( "the commit position" ).isPresent();
-		assertThat( created.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "PRIMARY alice" );
-		for ( int i = 0; i < 10; i++ ) {
-			final HttpResponse<String> read = get( "/notes/" + id, "alice" );
-			assertThat( read.statusCode() ).as( "alice's read #%s served by %s", i, servedBy( read ) ).isEqualTo( 200 );
-			assertThat( read.body() ).isEqualTo( "alice's note" );
-			assertThat( servedBy( read ) ).isNotEqualTo( paused );
-		}
-		final Set<Node> bobsServers = new HashSet<>();
-		for ( int i = 0; i < 10; i++ ) {
-			bobsServers.add( servedBy( get( "/notes/" + oldNote, "bob" ) ) );
-		}
-		assertThat( bobsServers ).as( "another key still reads from every replica" ).containsExactlyInAnyOrder( cluster.standby( 1 ), cluster.standby( 2 ) );
-	}
+    @Test
+    void postThenImmediateGet_bySameKey_seesTheWrite_neverFromThePausedStandby_whileOtherKeysStillUseReplicas() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = post("alice", "alice's note");
+        final long id = createdId(created);
+        assertThat(created.headers().firstValue("X-Consistency-Token"))
+                .as("the commit position")
+                .isPresent();
+        assertThat(created.headers().firstValue(TestApplication.SCOPE)).hasValue("PRIMARY alice");
+        for (int i = 0; i < 10; i++) {
+            final HttpResponse<String> read = get("/notes/" + id, "alice");
+            assertThat(read.statusCode())
+                    .as("alice's read #%s served by %s", i, servedBy(read))
+                    .isEqualTo(200);
+            assertThat(read.body()).isEqualTo("alice's note");
+            assertThat(servedBy(read)).isNotEqualTo(paused);
+        }
+        final Set<Node> bobsServers = new HashSet<>();
+        for (int i = 0; i < 10; i++) {
+            bobsServers.add(servedBy(get("/notes/" + oldNote, "bob")));
+        }
+        assertThat(bobsServers)
+                .as("another key still reads from every replica")
+                .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
+    }
 
-	@Test
-	void tokenFromAPostResponse_sentByAnotherKey_makesThatKeysReadsSeeTheWrite() {
-		final Node paused = cluster.standby( 1 );
-		cluster.pauseReplay( paused );
-		final HttpResponse<String> created = post( "erin", "erin's note" );
-		final long id = createdId( created );
-		final String token = created.headers().firstValue( "X-Consistency-Token" ).orElseThrow();
-		assertThat( ConsistencyToken.parse( token ) ).isNotNull();
-		for ( int i = 0; i < 10; i++ ) {
-			final HttpResponse<String> read = get( "/notes/" + id, "frank", "X-Consistency-Token", token );
-			assertThat( read.statusCode() ).as( "frank's read #%s with erin's token", i ).isEqualTo( 200 );
-			assertThat( servedBy( read ) ).isNotEqualTo( paused );
-		}
-	}
+    @Test
+    void tokenFromAPostResponse_sentByAnotherKey_makesThatKeysReadsSeeTheWrite() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = post("erin", "erin's note");
+        final long id = createdId(created);
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        assertThat(ConsistencyToken.parse(token)).isNotNull();
+        for (int i = 0; i < 10; i++) {
+            final HttpResponse<String> read = get("/notes/" + id, "frank", "X-Consistency-Token", token);
+            assertThat(read.statusCode())
+                    .as("frank's read #%s with erin's token", i)
+                    .isEqualTo(200);
+            assertThat(servedBy(read)).isNotEqualTo(paused);
+        }
+    }
 
-	@Test
-	void handlerThatFlushesEarly_stillSendsNothingBeforeTheStamp_soTheTokenHeaderIsThere() {
-		final HttpResponse<String> created = postTo( "/notes?flushEarly=true", "grace", "flushed early" );
-		assertThat( created.body() ).startsWith( "creating" );
-		createdId( created );
-		assertThat( created.headers().firstValue( "X-Consistency-Token" ) )
-				.as( "headers were still open after the handler's flushBuffer(): the response was held back" ).isPresent();
-	}
+    @Test
+    void handlerThatFlushesEarly_stillSendsNothingBeforeTheStamp_soTheTokenHeaderIsThere() {
+        final HttpResponse<String> created = postTo("/notes?flushEarly=true", "grace", "flushed early");
+        assertThat(created.body()).startsWith("creating");
+        createdId(created);
+        assertThat(created.headers().firstValue("X-Consistency-Token"))
+                .as("headers were still open after the handler's flushBuffer(): the response was held back")
+                .isPresent();
+    }
 
-	// --- rejected requests ---
+    // --- rejected requests ---
 
-	@Test
-	void requestRefusedByAuthentication_isNeverRouted_stampedOrMarked_andItsHandlerNeverRuns() throws SQLException {
-		final int runs = TestApplication.mutationHandlerRuns.get();
-		final long notes = notesOnPrimary();
-		final HttpResponse<String> refused = post( TestApplication.REFUSED_KEY, "must not be written" );
-		assertThat( refused.statusCode() ).isEqualTo( 401 );
-		assertThat( refused.headers().firstValue( "X-Consistency-Token" ) ).isEmpty();
-		assertThat( marker( TestApplication.REFUSED_KEY ) ).as( "no Redis marker" ).isNull();
-		assertThat( TestApplication.mutationHandlerRuns.get() ).as( "handler runs" ).isEqualTo( runs );
-		assertThat( notesOnPrimary() ).isEqualTo( notes );
-	}
+    @Test
+    void requestRefusedByAuthentication_isNeverRouted_stampedOrMarked_andItsHandlerNeverRuns() throws SQLException {
+        final int runs = TestApplication.mutationHandlerRuns.get();
+        final long notes = notesOnPrimary();
+        final HttpResponse<String> refused = post(TestApplication.REFUSED_KEY, "must not be written");
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.headers().firstValue("X-Consistency-Token")).isEmpty();
+        assertThat(marker(TestApplication.REFUSED_KEY)).as("no Redis marker").isNull();
+        assertThat(TestApplication.mutationHandlerRuns.get()).as("handler runs").isEqualTo(runs);
+        assertThat(notesOnPrimary()).isEqualTo(notes);
+    }
 
-	@Test
-	void requestAlreadyAnswered403_passesThroughWithoutARoutingScope() {
-		final HttpResponse<String> read = get( "/notes/" + oldNote, TestApplication.SUSPENDED_KEY );
-		assertThat( read.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "none" );
-		assertThat( marker( TestApplication.SUSPENDED_KEY ) ).isNull();
-	}
+    @Test
+    void requestAlreadyAnswered403_passesThroughWithoutARoutingScope() {
+        final HttpResponse<String> read = get("/notes/" + oldNote, TestApplication.SUSPENDED_KEY);
+        assertThat(read.headers().firstValue(TestApplication.SCOPE)).hasValue("none");
+        assertThat(marker(TestApplication.SUSPENDED_KEY)).isNull();
+    }
 
-	@Test
-	void mutation_storesTheMarkerBeforeItsHandler_andRaisesItToTheCommit() {
-		final HttpResponse<String> created = post( "heidi", "marked" );
-		createdId( created );
-		final String token = created.headers().firstValue( "X-Consistency-Token" ).orElseThrow();
-		assertThat( marker( "heidi" ) ).as( "the marker holds the commit's position" ).isEqualTo( token.substring( "rl1.".length() ) );
-	}
+    @Test
+    void mutation_storesTheMarkerBeforeItsHandler_andRaisesItToTheCommit() {
+        final HttpResponse<String> created = post("heidi", "marked");
+        createdId(created);
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        assertThat(marker("heidi"))
+                .as("the marker holds the commit's position")
+                .isEqualTo(token.substring("rl1.".length()));
+    }
 
-	// --- headers ---
+    // --- headers ---
 
-	@Test
-	void forcePrimaryTrue_readsFromThePrimary() {
-		for ( int i = 0; i < 4; i++ ) {
-			assertThat( servedBy( get( "/notes/" + oldNote, "ivan", "X-Force-Primary", "true" ) ) ).isEqualTo( cluster.primary() );
-		}
-		assertThat( servedBy( get( "/notes/" + oldNote, "ivan", "X-Force-Primary", "false" ) ).isPrimary() ).isFalse();
-	}
+    @Test
+    void forcePrimaryTrue_readsFromThePrimary() {
+        for (int i = 0; i < 4; i++) {
+            assertThat(servedBy(get("/notes/" + oldNote, "ivan", "X-Force-Primary", "true")))
+                    .isEqualTo(cluster.primary());
+        }
+        assertThat(servedBy(get("/notes/" + oldNote, "ivan", "X-Force-Primary", "false"))
+                        .isPrimary())
+                .isFalse();
+    }
 
-	@Test
-	void forcePrimaryYes_is400NamingTheHeaderAndTheAllowedValues() {
-		final HttpResponse<String> response = get( "/notes/" + oldNote, "ivan", "X-Force-Primary", "yes" );
-		assertThat( response.statusCode() ).isEqualTo( 400 );
-		assertThat( response.body() ).contains( "X-Force-Primary", "'true'", "'false'" );
-		assertThat( response.headers().firstValue( TestApplication.SERVED_BY ) ).as( "the handler did not run" ).isEmpty();
-	}
+    @Test
+    void forcePrimaryYes_is400NamingTheHeaderAndTheAllowedValues() {
+        final HttpResponse<String> response = get("/notes/" + oldNote, "ivan", "X-Force-Primary", "yes");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("X-Force-Primary", "'true'", "'false'");
+        assertThat(response.headers().firstValue(TestApplication.SERVED_BY))
+                .as("the handler did not run")
+                .isEmpty();
+    }
 
-	@Test
-	void consistencyEventual_is400_butStrongReadsFromThePrimary() {
-		final HttpResponse<String> eventual = get( "/notes/" + oldNote, "judy", "Consistency", "eventual" );
-		assertThat( eventual.statusCode() ).isEqualTo( 400 );
-		assertThat( eventual.body() ).contains( "Consistency", "'strong'" );
-		assertThat( servedBy( get( "/notes/" + oldNote, "judy", "Consistency", "strong" ) ) ).isEqualTo( cluster.primary() );
-	}
+    @Test
+    void consistencyEventual_is400_butStrongReadsFromThePrimary() {
+        final HttpResponse<String> eventual = get("/notes/" + oldNote, "judy", "Consistency", "eventual");
+        assertThat(eventual.statusCode()).isEqualTo(400);
+        assertThat(eventual.body()).contains("Consistency", "'strong'");
+        assertThat(servedBy(get("/notes/" + oldNote, "judy", "Consistency", "strong")))
+                .isEqualTo(cluster.primary());
+    }
 
-	@Test
-	void malformedConsistencyToken_is400WithTheExpectedForm() {
-		final HttpResponse<String> response = get( "/notes/" + oldNote, "judy", "X-Consistency-Token", "0/3000060" );
-		assertThat( response.statusCode() ).isEqualTo( 400 );
-		assertThat( response.body() ).contains( "X-Consistency-Token", "'rl1.' followed by 16 hexadecimal digits" );
-	}
+    @Test
+    void malformedConsistencyToken_is400WithTheExpectedForm() {
+        final HttpResponse<String> response = get("/notes/" + oldNote, "judy", "X-Consistency-Token", "0/3000060");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("X-Consistency-Token", "'rl1.' followed by 16 hexadecimal digits");
+    }
 
-	@Test
-	void serverSentEvents_runOnThePrimary() {
-		final HttpResponse<String> events = get( "/events", "karl", "Accept", "text/event-stream" );
-		assertThat( events.body() ).startsWith( "data: " );
-		assertThat( servedBy( events ) ).isEqualTo( cluster.primary() );
-	}
+    @Test
+    void serverSentEvents_runOnThePrimary() {
+        final HttpResponse<String> events = get("/events", "karl", "Accept", "text/event-stream");
+        assertThat(events.body()).startsWith("data: ");
+        assertThat(servedBy(events)).isEqualTo(cluster.primary());
+    }
 
-	@Test
-	void endpointRule_setsTheStrategyOfSafeRequests() {
-		final HttpResponse<String> read = get( "/reports/" + oldNote, "lena" );
-		assertThat( read.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "PRIMARY lena" );
-		assertThat( servedBy( read ) ).isEqualTo( cluster.primary() );
-		assertThat( get( "/notes/" + oldNote, "lena" ).headers().firstValue( TestApplication.SCOPE ) ).hasValue( "READ_AFTER_WRITE lena" );
-	}
+    @Test
+    void endpointRule_setsTheStrategyOfSafeRequests() {
+        final HttpResponse<String> read = get("/reports/" + oldNote, "lena");
+        assertThat(read.headers().firstValue(TestApplication.SCOPE)).hasValue("PRIMARY lena");
+        assertThat(servedBy(read)).isEqualTo(cluster.primary());
+        assertThat(get("/notes/" + oldNote, "lena").headers().firstValue(TestApplication.SCOPE))
+                .hasValue("READ_AFTER_WRITE lena");
+    }
 
-	@Test
-	void requestId_validOneIsEchoedAndInTheMdc_invalidOneIsReplaced() {
-		final HttpResponse<String> kept = get( "/notes/" + oldNote, "mike", "X-Request-Id", "trace-42.a_b" );
-		assertThat( kept.headers().firstValue( "X-Request-Id" ) ).hasValue( "trace-42.a_b" );
-		assertThat( kept.headers().firstValue( TestApplication.MDC_ID ) ).hasValue( "trace-42.a_b" );
-		final HttpResponse<String> replaced = get( "/notes/" + oldNote, "mike", "X-Request-Id", "bad id;" + "x".repeat( 200 ) );
-		final String generated = replaced.headers().firstValue( "X-Request-Id" ).orElseThrow();
-		assertThat( generated ).matches( "[0-9a-f-]{36}" );
-		assertThat( replaced.headers().firstValue( TestApplication.MDC_ID ) ).hasValue( generated );
-		assertThat( get( "/notes/" + oldNote, null ).headers().firstValue( "X-Request-Id" ) ).as( "generated without a header" ).isPresent();
-	}
+    @Test
+    void requestId_validOneIsEchoedAndInTheMdc_invalidOneIsReplaced() {
+        final HttpResponse<String> kept = get("/notes/" + oldNote, "mike", "X-Request-Id", "trace-42.a_b");
+        assertThat(kept.headers().firstValue("X-Request-Id")).hasValue("trace-42.a_b");
+        assertThat(kept.headers().firstValue(TestApplication.MDC_ID)).hasValue("trace-42.a_b");
+        final HttpResponse<String> replaced =
+                get("/notes/" + oldNote, "mike", "X-Request-Id", "bad id;" + "x".repeat(200));
+        final String generated = replaced.headers().firstValue("X-Request-Id").orElseThrow();
+        assertThat(generated).matches("[0-9a-f-]{36}");
+        assertThat(replaced.headers().firstValue(TestApplication.MDC_ID)).hasValue(generated);
+        assertThat(get("/notes/" + oldNote, null).headers().firstValue("X-Request-Id"))
+                .as("generated without a header")
+                .isPresent();
+    }
 
-	@Test
-	void anonymousRequests_areRoutedByMethodOnly_withoutMarker() {
-		final HttpResponse<String> read = get( "/notes/" + oldNote, null );
-		assertThat( read.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "READ_AFTER_WRITE" );
-		assertThat( servedBy( read ).isPrimary() ).isFalse();
-		final HttpResponse<String> created = post( null, "anonymous" );
-		createdId( created );
-		assertThat( created.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "PRIMARY" );
-	}
+    @Test
+    void anonymousRequests_areRoutedByMethodOnly_withoutMarker() {
+        final HttpResponse<String> read = get("/notes/" + oldNote, null);
+        assertThat(read.headers().firstValue(TestApplication.SCOPE)).hasValue("READ_AFTER_WRITE");
+        assertThat(servedBy(read).isPrimary()).isFalse();
+        final HttpResponse<String> created = post(null, "anonymous");
+        createdId(created);
+        assertThat(created.headers().firstValue(TestApplication.SCOPE)).hasValue("PRIMARY");
+    }
 
-	// --- Redis down ---
+    // --- Redis down ---
 
-	@Test
-	void mutationWithRedisStopped_is503BeforeItsHandlerRuns_andWorksAgainAfterRestart() throws Exception {
-		final int runs = TestApplication.mutationHandlerRuns.get();
-		final long notes = notesOnPrimary();
-		redis.stop();
-		try {
-			final HttpResponse<String> refused = post( "nina", "must not be written" );
-			assertThat( refused.statusCode() ).isEqualTo( 503 );
-			assertThat( refused.headers().firstValue( "Retry-After" ) ).hasValue( "1" );
-			assertThat( refused.body() ).contains( "Redis" ).doesNotContain( redis.uri() );
-			assertThat( TestApplication.mutationHandlerRuns.get() ).as( "the handler never ran" ).isEqualTo( runs );
-			assertThat( notesOnPrimary() ).as( "no row written" ).isEqualTo( notes );
-			assertThat( servedBy( get( "/notes/" + oldNote, "nina" ) ) ).as( "reads use the primary while the marker is unreadable" )
-					.isEqualTo( cluster.primary() );
-		}
-		finally {
-			redis.restart();
-		}
-		final long deadline = System.nanoTime() + Duration.ofSeconds( 20 ).toNanos();
-		HttpResponse<String> again = post( "nina", "after Redis came back" );
-		while ( again.statusCode() == 503 ) {
-			assertThat( System.nanoTime() ).as( "mutations work again after Redis restarts" ).isLessThan( deadline );
-			Thread.sleep( 100 );
-			again = post( "nina", "after Redis came back" );
-		}
-		createdId( again );
-	}
+    @Test
+    void mutationWithRedisStopped_is503BeforeItsHandlerRuns_andWorksAgainAfterRestart() throws Exception {
+        final int runs = TestApplication.mutationHandlerRuns.get();
+        final long notes = notesOnPrimary();
+        redis.stop();
+        try {
+            final HttpResponse<String> refused = post("nina", "must not be written");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(refused.body()).contains("Redis").doesNotContain(redis.uri());
+            assertThat(TestApplication.mutationHandlerRuns.get())
+                    .as("the handler never ran")
+                    .isEqualTo(runs);
+            assertThat(notesOnPrimary()).as("no row written").isEqualTo(notes);
+            assertThat(servedBy(get("/notes/" + oldNote, "nina")))
+                    .as("reads use the primary while the marker is unreadable")
+                    .isEqualTo(cluster.primary());
+        } finally {
+            redis.restart();
+        }
+        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        HttpResponse<String> again = post("nina", "after Redis came back");
+        while (again.statusCode() == 503) {
+            assertThat(System.nanoTime())
+                    .as("mutations work again after Redis restarts")
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+            again = post("nina", "after Redis came back");
+        }
+        createdId(again);
+    }
 
-	// --- Jakarta REST ---
+    // --- Jakarta REST ---
 
-	@Test
-	void annotatedResourceMethod_readsFromThePrimary_unannotatedFromAReplica() {
-		for ( int i = 0; i < 4; i++ ) {
-			final HttpResponse<String> primary = get( "/api/notes/" + oldNote + "/primary", "olga" );
-			assertThat( primary.statusCode() ).as( primary.body() ).isEqualTo( 200 );
-			assertThat( servedBy( primary ) ).isEqualTo( cluster.primary() );
-			assertThat( servedBy( get( "/api/notes/" + oldNote, "olga" ) ).isPrimary() ).isFalse();
-		}
-	}
+    @Test
+    void annotatedResourceMethod_readsFromThePrimary_unannotatedFromAReplica() {
+        for (int i = 0; i < 4; i++) {
+            final HttpResponse<String> primary = get("/api/notes/" + oldNote + "/primary", "olga");
+            assertThat(primary.statusCode()).as(primary.body()).isEqualTo(200);
+            assertThat(servedBy(primary)).isEqualTo(cluster.primary());
+            assertThat(servedBy(get("/api/notes/" + oldNote, "olga")).isPrimary())
+                    .isFalse();
+        }
+    }
 
-	@Test
-	void annotationNeverWeakensAHeaderThatForcesThePrimary() {
-		final HttpResponse<String> stale = get( "/api/notes/" + oldNote + "/stale", "olga" );
-		assertThat( stale.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "STALE_READ olga" );
-		final HttpResponse<String> forced = get( "/api/notes/" + oldNote + "/stale", "olga", "X-Force-Primary", "true" );
-		assertThat( forced.headers().firstValue( TestApplication.SCOPE ) ).hasValue( "PRIMARY olga" );
-		assertThat( servedBy( forced ) ).isEqualTo( cluster.primary() );
-	}
+    @Test
+    void annotationNeverWeakensAHeaderThatForcesThePrimary() {
+        final HttpResponse<String> stale = get("/api/notes/" + oldNote + "/stale", "olga");
+        assertThat(stale.headers().firstValue(TestApplication.SCOPE)).hasValue("STALE_READ olga");
+        final HttpResponse<String> forced = get("/api/notes/" + oldNote + "/stale", "olga", "X-Force-Primary", "true");
+        assertThat(forced.headers().firstValue(TestApplication.SCOPE)).hasValue("PRIMARY olga");
+        assertThat(servedBy(forced)).isEqualTo(cluster.primary());
+    }
 }

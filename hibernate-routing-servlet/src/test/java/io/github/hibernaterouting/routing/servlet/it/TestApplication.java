@@ -1,11 +1,9 @@
 package io.github.hibernaterouting.routing.servlet.it;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.Principal;
-import java.util.EnumSet;
-import java.util.concurrent.atomic.AtomicInteger;
-
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
+import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.servlet.DispatcherType;
@@ -22,7 +20,11 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
-
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.EnumSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee11.servlet.FilterHolder;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
@@ -32,194 +34,197 @@ import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
 import org.slf4j.MDC;
 
-import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
-import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
-
 /**
  * A small web application on an embedded Jetty: a bearer-token authentication filter, the routing
  * filter after it, a notes servlet, a server-sent-events servlet and a Jakarta REST resource.
  * Every read answer says which server port served it ({@value #SERVED_BY}).
  */
 final class TestApplication implements AutoCloseable {
-	static final String SERVED_BY = "X-Served-By-Port";
-	static final String SCOPE = "X-Routing-Scope";
-	static final String MDC_ID = "X-Mdc-Request-Id";
-	/** Keys the authentication filter refuses with 401. */
-	static final String REFUSED_KEY = "mallory";
-	/** A key the authentication filter answers 403 for, but lets through (a lenient application). */
-	static final String SUSPENDED_KEY = "suspended";
+    static final String SERVED_BY = "X-Served-By-Port";
+    static final String SCOPE = "X-Routing-Scope";
+    static final String MDC_ID = "X-Mdc-Request-Id";
+    /** Keys the authentication filter refuses with 401. */
+    static final String REFUSED_KEY = "mallory";
+    /** A key the authentication filter answers 403 for, but lets through (a lenient application). */
+    static final String SUSPENDED_KEY = "suspended";
 
-	static volatile EntityManagerFactory emf;
-	/** How often the notes servlet's POST handler ran. */
-	static final AtomicInteger mutationHandlerRuns = new AtomicInteger();
+    static volatile EntityManagerFactory emf;
+    /** How often the notes servlet's POST handler ran. */
+    static final AtomicInteger mutationHandlerRuns = new AtomicInteger();
 
-	private final Server server;
-	private final int port;
+    private final Server server;
+    private final int port;
 
-	TestApplication(EntityManagerFactory entityManagerFactory, String rules) throws Exception {
-		emf = entityManagerFactory;
-		server = new Server();
-		final ServerConnector connector = new ServerConnector( server );
-		connector.setHost( "127.0.0.1" );
-		connector.setPort( 0 );
-		server.addConnector( connector );
-		final ServletContextHandler context = new ServletContextHandler( "/" );
-		context.addFilter( new FilterHolder( new BearerAuthFilter() ), "/*", EnumSet.of( DispatcherType.REQUEST ) );
-		final FilterHolder routing = new FilterHolder( new ReadYourWritesFilter( entityManagerFactory ) );
-		routing.setInitParameter( ReadYourWritesFilter.RULES_PARAM, rules );
-		routing.setAsyncSupported( true );
-		context.addFilter( routing, "/*", EnumSet.of( DispatcherType.REQUEST ) );
-		context.addServlet( new ServletHolder( new NotesServlet() ), "/notes/*" );
-		context.addServlet( new ServletHolder( new NotesServlet() ), "/reports/*" );
-		context.addServlet( new ServletHolder( new EventsServlet() ), "/events" );
-		// RoutingStrategyFeature is not registered here: Jersey must find it by itself.
-		context.addServlet( new ServletHolder( new ServletContainer( new ResourceConfig( NotesResource.class ) ) ), "/api/*" );
-		server.setHandler( context );
-		server.start();
-		port = connector.getLocalPort();
-	}
+    TestApplication(EntityManagerFactory entityManagerFactory, String rules) throws Exception {
+        emf = entityManagerFactory;
+        server = new Server();
+        final ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        final ServletContextHandler context = new ServletContextHandler("/");
+        context.addFilter(new FilterHolder(new BearerAuthFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        final FilterHolder routing = new FilterHolder(new ReadYourWritesFilter(entityManagerFactory));
+        routing.setInitParameter(ReadYourWritesFilter.RULES_PARAM, rules);
+        routing.setAsyncSupported(true);
+        context.addFilter(routing, "/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addServlet(new ServletHolder(new NotesServlet()), "/notes/*");
+        context.addServlet(new ServletHolder(new NotesServlet()), "/reports/*");
+        context.addServlet(new ServletHolder(new EventsServlet()), "/events");
+        // RoutingStrategyFeature is not registered here: Jersey must find it by itself.
+        context.addServlet(new ServletHolder(new ServletContainer(new ResourceConfig(NotesResource.class))), "/api/*");
+        server.setHandler(context);
+        server.start();
+        port = connector.getLocalPort();
+    }
 
-	String url(String path) {
-		return "http://127.0.0.1:" + port + path;
-	}
+    String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
 
-	@Override
-	public void close() throws Exception {
-		server.stop();
-	}
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
 
-	/** {@code Authorization: Bearer <key>} authenticates as {@code key}; anything else is a 401. */
-	static final class BearerAuthFilter implements Filter {
-		@Override
-		public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-			final HttpServletRequest request = (HttpServletRequest) req;
-			final HttpServletResponse response = (HttpServletResponse) res;
-			final String authorization = request.getHeader( "Authorization" );
-			if ( authorization == null ) {
-				// Anonymous requests are allowed: they are routed by method only.
-				chain.doFilter( request, response );
-				return;
-			}
-			final String key = authorization.startsWith( "Bearer " ) ? authorization.substring( 7 ).trim() : "";
-			if ( key.isEmpty() || key.equals( REFUSED_KEY ) ) {
-				response.setStatus( HttpServletResponse.SC_UNAUTHORIZED );
-				response.setHeader( "WWW-Authenticate", "Bearer" );
-				response.getWriter().print( "unauthorized" );
-				return;
-			}
-			if ( key.equals( SUSPENDED_KEY ) ) {
-				response.setStatus( HttpServletResponse.SC_FORBIDDEN );
-			}
-			final Principal principal = () -> key;
-			chain.doFilter( new HttpServletRequestWrapper( request ) {
-				@Override
-				public Principal getUserPrincipal() {
-					return principal;
-				}
-			}, response );
-		}
-	}
+    /** {@code Authorization: Bearer <key>} authenticates as {@code key}; anything else is a 401. */
+    static final class BearerAuthFilter implements Filter {
+        @Override
+        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+                throws IOException, ServletException {
+            final HttpServletRequest request = (HttpServletRequest) req;
+            final HttpServletResponse response = (HttpServletResponse) res;
+            final String authorization = request.getHeader("Authorization");
+            if (authorization == null) {
+                // Anonymous requests are allowed: they are routed by method only.
+                chain.doFilter(request, response);
+                return;
+            }
+            final String key = authorization.startsWith("Bearer ")
+                    ? authorization.substring(7).trim()
+                    : "";
+            if (key.isEmpty() || key.equals(REFUSED_KEY)) {
+                response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+                response.setHeader("WWW-Authenticate", "Bearer");
+                response.getWriter().print("unauthorized");
+                return;
+            }
+            if (key.equals(SUSPENDED_KEY)) {
+                response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+            }
+            final Principal principal = () -> key;
+            chain.doFilter(
+                    new HttpServletRequestWrapper(request) {
+                        @Override
+                        public Principal getUserPrincipal() {
+                            return principal;
+                        }
+                    },
+                    response);
+        }
+    }
 
-	static String scopeDescription() {
-		final RoutingScope scope = RoutingScope.current();
-		return scope == null ? "none" : scope.effectiveStrategy() + ( scope.actor() == null ? "" : " " + scope.actor() );
-	}
+    static String scopeDescription() {
+        final RoutingScope scope = RoutingScope.current();
+        return scope == null ? "none" : scope.effectiveStrategy() + (scope.actor() == null ? "" : " " + scope.actor());
+    }
 
-	/** {@code POST /notes} creates a note and answers its id; {@code GET /notes/<id>} reads it. */
-	static final class NotesServlet extends HttpServlet {
-		private static final long serialVersionUID = 1L;
+    /** {@code POST /notes} creates a note and answers its id; {@code GET /notes/<id>} reads it. */
+    static final class NotesServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
 
-		@Override
-		protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-			mutationHandlerRuns.incrementAndGet();
-			response.setHeader( SCOPE, scopeDescription() );
-			response.setStatus( HttpServletResponse.SC_CREATED );
-			response.setContentType( "text/plain;charset=UTF-8" );
-			if ( request.getParameter( "flushEarly" ) != null ) {
-				// Commits the response before the write: without the filter's buffering, the client would see it now.
-				response.getWriter().println( "creating" );
-				response.flushBuffer();
-			}
-			final String text = new String( request.getInputStream().readAllBytes(), StandardCharsets.UTF_8 );
-			final long id;
-			try (EntityManager em = emf.createEntityManager()) {
-				em.getTransaction().begin();
-				final WebNote note = new WebNote( text );
-				em.persist( note );
-				em.getTransaction().commit();
-				id = note.id;
-			}
-			response.getWriter().print( id );
-		}
+        @Override
+        protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            mutationHandlerRuns.incrementAndGet();
+            response.setHeader(SCOPE, scopeDescription());
+            response.setStatus(HttpServletResponse.SC_CREATED);
+            response.setContentType("text/plain;charset=UTF-8");
+            if (request.getParameter("flushEarly") != null) {
+                // Commits the response before the write: without the filter's buffering, the client would see it now.
+                response.getWriter().println("creating");
+                response.flushBuffer();
+            }
+            final String text = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            final long id;
+            try (EntityManager em = emf.createEntityManager()) {
+                em.getTransaction().begin();
+                final WebNote note = new WebNote(text);
+                em.persist(note);
+                em.getTransaction().commit();
+                id = note.id;
+            }
+            response.getWriter().print(id);
+        }
 
-		@Override
-		protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-			response.setHeader( SCOPE, scopeDescription() );
-			response.setHeader( MDC_ID, String.valueOf( MDC.get( ReadYourWritesFilter.MDC_REQUEST_ID ) ) );
-			final long id = Long.parseLong( request.getPathInfo().substring( 1 ) );
-			try (EntityManager em = emf.createEntityManager()) {
-				final WebNote note = em.find( WebNote.class, id );
-				response.setHeader( SERVED_BY, servedBy( em ) );
-				response.setContentType( "text/plain;charset=UTF-8" );
-				if ( note == null ) {
-					response.setStatus( HttpServletResponse.SC_NOT_FOUND );
-					return;
-				}
-				response.getWriter().print( note.text );
-			}
-		}
-	}
+        @Override
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            response.setHeader(SCOPE, scopeDescription());
+            response.setHeader(MDC_ID, String.valueOf(MDC.get(ReadYourWritesFilter.MDC_REQUEST_ID)));
+            final long id = Long.parseLong(request.getPathInfo().substring(1));
+            try (EntityManager em = emf.createEntityManager()) {
+                final WebNote note = em.find(WebNote.class, id);
+                response.setHeader(SERVED_BY, servedBy(em));
+                response.setContentType("text/plain;charset=UTF-8");
+                if (note == null) {
+                    response.setStatus(HttpServletResponse.SC_NOT_FOUND);
+                    return;
+                }
+                response.getWriter().print(note.text);
+            }
+        }
+    }
 
-	/** A server-sent-events stream that says which server the subscription's read ran on. */
-	static final class EventsServlet extends HttpServlet {
-		private static final long serialVersionUID = 1L;
+    /** A server-sent-events stream that says which server the subscription's read ran on. */
+    static final class EventsServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
 
-		@Override
-		protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-			try (EntityManager em = emf.createEntityManager()) {
-				final String port = servedBy( em );
-				response.setHeader( SERVED_BY, port );
-				response.setContentType( "text/event-stream" );
-				response.getWriter().print( "data: " + port + "\n\n" );
-			}
-		}
-	}
+        @Override
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            try (EntityManager em = emf.createEntityManager()) {
+                final String port = servedBy(em);
+                response.setHeader(SERVED_BY, port);
+                response.setContentType("text/event-stream");
+                response.getWriter().print("data: " + port + "\n\n");
+            }
+        }
+    }
 
-	static String servedBy(EntityManager em) {
-		return String.valueOf( em.createNativeQuery( "select inet_server_port()" ).getSingleResult() );
-	}
+    static String servedBy(EntityManager em) {
+        return String.valueOf(em.createNativeQuery("select inet_server_port()").getSingleResult());
+    }
 
-	/** Jakarta REST reads of notes, with and without {@link RoutingStrategy}. */
-	@Path("notes")
-	public static class NotesResource {
-		private static Response read(long id) {
-			try (EntityManager em = emf.createEntityManager()) {
-				final WebNote note = em.find( WebNote.class, id );
-				return Response.status( note == null ? 404 : 200 ).entity( note == null ? "" : note.text )
-						.header( SERVED_BY, servedBy( em ) ).header( SCOPE, scopeDescription() ).build();
-			}
-		}
+    /** Jakarta REST reads of notes, with and without {@link RoutingStrategy}. */
+    @Path("notes")
+    public static class NotesResource {
+        private static Response read(long id) {
+            try (EntityManager em = emf.createEntityManager()) {
+                final WebNote note = em.find(WebNote.class, id);
+                return Response.status(note == null ? 404 : 200)
+                        .entity(note == null ? "" : note.text)
+                        .header(SERVED_BY, servedBy(em))
+                        .header(SCOPE, scopeDescription())
+                        .build();
+            }
+        }
 
-		@GET
-		@Path("{id}")
-		public Response plain(@PathParam("id") long id) {
-			return read( id );
-		}
+        @GET
+        @Path("{id}")
+        public Response plain(@PathParam("id") long id) {
+            return read(id);
+        }
 
-		@GET
-		@Path("{id}/primary")
-		@RoutingStrategy(Strategy.PRIMARY)
-		public Response primary(@PathParam("id") long id) {
-			return read( id );
-		}
+        @GET
+        @Path("{id}/primary")
+        @RoutingStrategy(Strategy.PRIMARY)
+        public Response primary(@PathParam("id") long id) {
+            return read(id);
+        }
 
-		@GET
-		@Path("{id}/stale")
-		@RoutingStrategy(Strategy.STALE_READ)
-		public Response stale(@PathParam("id") long id) {
-			return read( id );
-		}
-	}
+        @GET
+        @Path("{id}/stale")
+        @RoutingStrategy(Strategy.STALE_READ)
+        public Response stale(@PathParam("id") long id) {
+            return read(id);
+        }
+    }
 }

@@ -11,17 +11,16 @@ import jakarta.persistence.Table;
 @Entity
 @Table(name = "web_note")
 public class WebNote {
-	@Id
-	@GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "web_note_seq")
-	@SequenceGenerator(name = "web_note_seq", sequenceName = "web_note_seq", allocationSize = 50)
-	Long id;
+    @Id
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "web_note_seq")
+    @SequenceGenerator(name = "web_note_seq", sequenceName = "web_note_seq", allocationSize = 50)
+    Long id;
 
-	String text;
+    String text;
 
-	protected WebNote() {
-	}
+    protected WebNote() {}
 
-	public WebNote(String text) {
-		this.text = text;
-	}
+    public WebNote(String text) {
+        this.text = text;
+    }
 }

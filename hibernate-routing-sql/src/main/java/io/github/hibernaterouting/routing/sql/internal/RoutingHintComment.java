@@ -8,8 +8,7 @@ final class RoutingHintComment {
 
     private static final String HINT_KEY = "hibernate.routing.strategy";
 
-    private RoutingHintComment() {
-    }
+    private RoutingHintComment() {}
 
     /**
      * The value of {@code hibernate.routing.strategy=VALUE} in {@code sql[from, to)}, the body of a
@@ -32,8 +31,11 @@ final class RoutingHintComment {
                     j++;
                 }
                 int s = j;
-                while (j < to && !Character.isWhitespace(sql.charAt(j)) && sql.charAt(j) != ','
-                        && sql.charAt(j) != ';' && sql.charAt(j) != ')') {
+                while (j < to
+                        && !Character.isWhitespace(sql.charAt(j))
+                        && sql.charAt(j) != ','
+                        && sql.charAt(j) != ';'
+                        && sql.charAt(j) != ')') {
                     j++;
                 }
                 return j > s ? sql.substring(s, j) : null;

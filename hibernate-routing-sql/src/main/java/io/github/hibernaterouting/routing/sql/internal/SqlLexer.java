@@ -22,11 +22,11 @@ import java.util.Arrays;
  */
 public final class SqlLexer {
 
-    public static final int WORD = 1;      // unquoted identifier or keyword
-    public static final int QIDENT = 2;    // "quoted identifier" or U&"…"
-    public static final int STRING = 3;    // any string constant: '', E'', U&'', B'', X'', N'', $tag$…$tag$
+    public static final int WORD = 1; // unquoted identifier or keyword
+    public static final int QIDENT = 2; // "quoted identifier" or U&"…"
+    public static final int STRING = 3; // any string constant: '', E'', U&'', B'', X'', N'', $tag$…$tag$
     public static final int NUMBER = 4;
-    public static final int PARAM = 5;     // $1 or JDBC ?
+    public static final int PARAM = 5; // $1 or JDBC ?
     public static final int OP = 6;
     public static final int LPAREN = 7;
     public static final int RPAREN = 8;
@@ -35,12 +35,11 @@ public final class SqlLexer {
     public static final int COMMA = 11;
     public static final int SEMI = 12;
     public static final int DOT = 13;
-    public static final int CAST = 14;     // ::
+    public static final int CAST = 14; // ::
     public static final int COLON = 15;
     public static final int PSQL_COMMAND = 16; // \set …, \g …: a psql meta-command line, only from tokenizeScript
 
-    private SqlLexer() {
-    }
+    private SqlLexer() {}
 
     /** The tokens of one SQL statement (or several separated by semicolons), as the server lexes them. */
     public static Tokens tokenize(String sql) {
@@ -354,8 +353,23 @@ public final class SqlLexer {
 
     private static boolean isOperatorChar(char c) {
         switch (c) {
-            case '+': case '-': case '*': case '/': case '<': case '>': case '=': case '~': case '!':
-            case '@': case '#': case '%': case '^': case '&': case '|': case '`': case '?':
+            case '+':
+            case '-':
+            case '*':
+            case '/':
+            case '<':
+            case '>':
+            case '=':
+            case '~':
+            case '!':
+            case '@':
+            case '#':
+            case '%':
+            case '^':
+            case '&':
+            case '|':
+            case '`':
+            case '?':
                 return true;
             default:
                 return false;

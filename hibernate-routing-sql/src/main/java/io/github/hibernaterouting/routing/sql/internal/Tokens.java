@@ -19,6 +19,7 @@ public final class Tokens {
      * -1 for an unpaired one in a script.
      */
     public int[] match;
+
     public String error;
     public String routingHint;
 

@@ -39,7 +39,8 @@ class SqlLexerTest {
     @Test
     void everyLiteralForm_isOneStringToken() {
         assertThat(tokens("'a''b' E'c\\'d' U&'\\0041' B'01' X'1F' N'n' $$x$$ $t$ y $t$"))
-                .allMatch(s -> s.startsWith(STRING + ":")).hasSize(8);
+                .allMatch(s -> s.startsWith(STRING + ":"))
+                .hasSize(8);
     }
 
     @Test
@@ -54,7 +55,8 @@ class SqlLexerTest {
 
     @Test
     void quotedIdentifiersWithDoubledQuotes() {
-        assertThat(tokens("\"se\"\"lect\" U&\"d\\0061\"")).containsExactly(QIDENT + ":\"se\"\"lect\"", QIDENT + ":U&\"d\\0061\"");
+        assertThat(tokens("\"se\"\"lect\" U&\"d\\0061\""))
+                .containsExactly(QIDENT + ":\"se\"\"lect\"", QIDENT + ":U&\"d\\0061\"");
     }
 
     @Test
@@ -64,8 +66,17 @@ class SqlLexerTest {
 
     @Test
     void castsNumbersOperatorsAndJdbcParameters() {
-        assertThat(tokens("x::int4(1.5e3)<>?;")).containsExactly(WORD + ":x", CAST + ":::", WORD + ":int4",
-                LPAREN + ":(", NUMBER + ":1.5e3", RPAREN + ":)", OP + ":<>", PARAM + ":?", SEMI + ":;");
+        assertThat(tokens("x::int4(1.5e3)<>?;"))
+                .containsExactly(
+                        WORD + ":x",
+                        CAST + ":::",
+                        WORD + ":int4",
+                        LPAREN + ":(",
+                        NUMBER + ":1.5e3",
+                        RPAREN + ":)",
+                        OP + ":<>",
+                        PARAM + ":?",
+                        SEMI + ":;");
     }
 
     @Test
@@ -96,7 +107,8 @@ class SqlLexerTest {
                 .isEqualTo("STALE_READ");
         assertThat(SqlLexer.tokenize("/* c */ /*+ hibernate.routing.strategy=PRIMARY*/ select").routingHint)
                 .isEqualTo("PRIMARY");
-        assertThat(SqlLexer.tokenize("select /*+ hibernate.routing.strategy=PRIMARY */").routingHint).isNull();
+        assertThat(SqlLexer.tokenize("select /*+ hibernate.routing.strategy=PRIMARY */").routingHint)
+                .isNull();
     }
 
     @Test
@@ -112,15 +124,25 @@ class SqlLexerTest {
     @Test
     void psqlCommandLine_runsToTheEndOfTheLineWhateverItHolds() {
         assertThat(scriptTokens("\\set x 'it''s\n  \\echo it's \"x\r\nselect 1\n\t\\g"))
-                .containsExactly(PSQL_COMMAND + ":\\set x 'it''s", PSQL_COMMAND + ":\\echo it's \"x\r",
-                        WORD + ":select", NUMBER + ":1", PSQL_COMMAND + ":\\g");
+                .containsExactly(
+                        PSQL_COMMAND + ":\\set x 'it''s",
+                        PSQL_COMMAND + ":\\echo it's \"x\r",
+                        WORD + ":select",
+                        NUMBER + ":1",
+                        PSQL_COMMAND + ":\\g");
     }
 
     @Test
     void psqlCommand_onlyWhereALineStartsOutsideCommentsAndLiterals() {
         assertThat(scriptTokens("select 1 \\g\n/* c */ \\d\n-- c\n\\q"))
-                .containsExactly(WORD + ":select", NUMBER + ":1", OP + ":\\", WORD + ":g",
-                        OP + ":\\", WORD + ":d", PSQL_COMMAND + ":\\q");
+                .containsExactly(
+                        WORD + ":select",
+                        NUMBER + ":1",
+                        OP + ":\\",
+                        WORD + ":g",
+                        OP + ":\\",
+                        WORD + ":d",
+                        PSQL_COMMAND + ":\\q");
         assertThat(scriptTokens("select 'a\n\\set x', \"b\n\\c\", E'\\\n\\d', $$\n\\q$$ /*\n\\x */"))
                 .noneMatch(s -> s.startsWith(PSQL_COMMAND + ":"));
     }

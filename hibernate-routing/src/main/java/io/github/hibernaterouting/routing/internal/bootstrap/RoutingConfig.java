@@ -3,6 +3,13 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static io.github.hibernaterouting.routing.RoutingSettings.*;
 import static io.github.hibernaterouting.routing.internal.bootstrap.SettingValues.*;
 
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.RoutingSettings.ActorStamps;
+import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.Masking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -12,14 +19,6 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
-import io.github.hibernaterouting.routing.RoutingConfigurationException;
-import io.github.hibernaterouting.routing.RoutingSettings.ActorStamps;
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
-import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.Masking;
-
 /**
  * The routing settings of one persistence unit, read and validated once at bootstrap; immutable.
  *
@@ -28,220 +27,257 @@ import io.github.hibernaterouting.routing.internal.Masking;
  */
 public final class RoutingConfig {
 
-	static final String ENV_REPLICA_URLS = "HIBERNATE_ROUTING_REPLICA_URLS";
-	static final String ENV_REPLICA_USER = "HIBERNATE_ROUTING_REPLICA_USER";
-	static final String ENV_REPLICA_PASSWORD = "HIBERNATE_ROUTING_REPLICA_PASSWORD";
-	static final String ENV_REDIS_URI = "HIBERNATE_ROUTING_REDIS_URI";
+    static final String ENV_REPLICA_URLS = "HIBERNATE_ROUTING_REPLICA_URLS";
+    static final String ENV_REPLICA_USER = "HIBERNATE_ROUTING_REPLICA_USER";
+    static final String ENV_REPLICA_PASSWORD = "HIBERNATE_ROUTING_REPLICA_PASSWORD";
+    static final String ENV_REDIS_URI = "HIBERNATE_ROUTING_REDIS_URI";
 
-	private static final String[] PRIMARY_URL_KEYS = { "jakarta.persistence.jdbc.url", "hibernate.connection.url", "javax.persistence.jdbc.url" };
-	private static final String[] PRIMARY_USER_KEYS = { "jakarta.persistence.jdbc.user", "hibernate.connection.username", "hibernate.connection.user", "javax.persistence.jdbc.user" };
-	private static final String[] PRIMARY_PASSWORD_KEYS = { "jakarta.persistence.jdbc.password", "hibernate.connection.password", "javax.persistence.jdbc.password" };
+    private static final String[] PRIMARY_URL_KEYS = {
+        "jakarta.persistence.jdbc.url", "hibernate.connection.url", "javax.persistence.jdbc.url"
+    };
+    private static final String[] PRIMARY_USER_KEYS = {
+        "jakarta.persistence.jdbc.user",
+        "hibernate.connection.username",
+        "hibernate.connection.user",
+        "javax.persistence.jdbc.user"
+    };
+    private static final String[] PRIMARY_PASSWORD_KEYS = {
+        "jakarta.persistence.jdbc.password", "hibernate.connection.password", "javax.persistence.jdbc.password"
+    };
 
-	public final String primaryUrl;
-	public final String primaryUser;
-	final String primaryPassword;
-	public final List<String> replicaUrls;
-	public final String replicaUser;
-	final String replicaPassword;
-	public final Strategy strategy;
-	public final TransactionMode transactions;
-	public final LoadBalancing loadBalancing;
-	public final long maxReplicaLagBytes;
-	public final Duration maxReplicaLag;
-	public final ReplicaFailure replicaFailure;
-	public final Duration healthCheckInterval;
-	public final int circuitBreakerFailureThreshold;
-	public final Duration circuitBreakerOpenDuration;
-	public final PoolConfig primaryPool;
-	public final PoolConfig replicaPool;
-	public final int classifierCacheSize;
-	public final boolean loadCatalog;
-	public final boolean checkRecovery;
-	public final Object meterRegistry;
-	/** The persistence unit's name, a tag of every meter; "default" when Hibernate was bootstrapped without one. */
-	public final String persistenceUnit;
-	public final ActorStamps actorStamps;
-	public final String actorStampsTable;
-	public final String actorStampsKeyColumn;
-	public final String actorStampsColumn;
-	public final Duration actorStampsMemoryTtl;
-	final String redisUri;
-	public final String redisPrefix;
-	public final Duration redisWindow;
-	public final Duration redisTimeout;
-	public final Duration lsnWait;
-	public final Duration lsnPollInterval;
+    public final String primaryUrl;
+    public final String primaryUser;
+    final String primaryPassword;
+    public final List<String> replicaUrls;
+    public final String replicaUser;
+    final String replicaPassword;
+    public final Strategy strategy;
+    public final TransactionMode transactions;
+    public final LoadBalancing loadBalancing;
+    public final long maxReplicaLagBytes;
+    public final Duration maxReplicaLag;
+    public final ReplicaFailure replicaFailure;
+    public final Duration healthCheckInterval;
+    public final int circuitBreakerFailureThreshold;
+    public final Duration circuitBreakerOpenDuration;
+    public final PoolConfig primaryPool;
+    public final PoolConfig replicaPool;
+    public final int classifierCacheSize;
+    public final boolean loadCatalog;
+    public final boolean checkRecovery;
+    public final Object meterRegistry;
+    /** The persistence unit's name, a tag of every meter; "default" when Hibernate was bootstrapped without one. */
+    public final String persistenceUnit;
 
-	/** Pool sizing for one kind of target. */
-	public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {
-	}
+    public final ActorStamps actorStamps;
+    public final String actorStampsTable;
+    public final String actorStampsKeyColumn;
+    public final String actorStampsColumn;
+    public final Duration actorStampsMemoryTtl;
+    final String redisUri;
+    public final String redisPrefix;
+    public final Duration redisWindow;
+    public final Duration redisTimeout;
+    public final Duration lsnWait;
+    public final Duration lsnPollInterval;
 
-	private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
-		primaryUrl = first( settings, PRIMARY_URL_KEYS );
-		primaryUser = first( settings, PRIMARY_USER_KEYS );
-		primaryPassword = first( settings, PRIMARY_PASSWORD_KEYS );
-		replicaUrls = replicaUrls( settings, env, primaryUrl );
-		replicaUser = orElse( orElse( string( settings, REPLICA_USER ), env.apply( ENV_REPLICA_USER ) ), primaryUser );
-		replicaPassword = orElse( orElse( string( settings, REPLICA_PASSWORD ), env.apply( ENV_REPLICA_PASSWORD ) ), primaryPassword );
-		strategy = Strategy.interpret( orElse( string( settings, STRATEGY ), DEFAULT_STRATEGY ), STRATEGY );
-		transactions = enumValue( settings, TRANSACTIONS, TransactionMode.class, DEFAULT_TRANSACTIONS );
-		loadBalancing = enumValue( settings, LOAD_BALANCING, LoadBalancing.class, DEFAULT_LOAD_BALANCING );
-		maxReplicaLagBytes = bytes( settings, MAX_REPLICA_LAG_BYTES, DEFAULT_MAX_REPLICA_LAG_BYTES );
-		maxReplicaLag = duration( settings, MAX_REPLICA_LAG, DEFAULT_MAX_REPLICA_LAG, Duration.ZERO );
-		replicaFailure = enumValue( settings, REPLICA_FAILURE, ReplicaFailure.class, DEFAULT_REPLICA_FAILURE );
-		healthCheckInterval = duration( settings, HEALTH_CHECK_INTERVAL, DEFAULT_HEALTH_CHECK_INTERVAL, Duration.ofMillis( 10 ) );
-		circuitBreakerFailureThreshold = integer( settings, CIRCUIT_BREAKER_FAILURE_THRESHOLD, DEFAULT_CIRCUIT_BREAKER_FAILURE_THRESHOLD, 1 );
-		circuitBreakerOpenDuration = duration( settings, CIRCUIT_BREAKER_OPEN_DURATION, DEFAULT_CIRCUIT_BREAKER_OPEN_DURATION, Duration.ZERO );
-		primaryPool = new PoolConfig(
-				integer( settings, PRIMARY_MAXIMUM_POOL_SIZE, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE, 1 ),
-				integer( settings, PRIMARY_MINIMUM_IDLE, DEFAULT_PRIMARY_MINIMUM_IDLE, 0 ),
-				duration( settings, PRIMARY_CONNECTION_TIMEOUT, DEFAULT_PRIMARY_CONNECTION_TIMEOUT, Duration.ofMillis( 250 ) ) );
-		replicaPool = new PoolConfig(
-				integer( settings, REPLICA_MAXIMUM_POOL_SIZE, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE, 1 ),
-				integer( settings, REPLICA_MINIMUM_IDLE, DEFAULT_REPLICA_MINIMUM_IDLE, 0 ),
-				duration( settings, REPLICA_CONNECTION_TIMEOUT, DEFAULT_REPLICA_CONNECTION_TIMEOUT, Duration.ofMillis( 250 ) ) );
-		classifierCacheSize = integer( settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0 );
-		loadCatalog = bool( settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG );
-		checkRecovery = bool( settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY );
-		meterRegistry = settings.get( METER_REGISTRY );
-		persistenceUnit = orElse( string( settings, "hibernate.persistenceUnitName" ), "default" );
-		actorStamps = enumValue( settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS );
-		actorStampsTable = identifier( settings, ACTOR_STAMPS_TABLE, DEFAULT_ACTOR_STAMPS_TABLE, true );
-		actorStampsKeyColumn = identifier( settings, ACTOR_STAMPS_KEY_COLUMN, DEFAULT_ACTOR_STAMPS_KEY_COLUMN, false );
-		actorStampsColumn = identifier( settings, ACTOR_STAMPS_COLUMN, DEFAULT_ACTOR_STAMPS_COLUMN, false );
-		actorStampsMemoryTtl = duration( settings, ACTOR_STAMPS_MEMORY_TTL, DEFAULT_ACTOR_STAMPS_MEMORY_TTL, Duration.ofSeconds( 1 ) );
-		redisUri = redisUri( settings, env );
-		redisPrefix = orElse( string( settings, REDIS_PREFIX ), DEFAULT_REDIS_PREFIX );
-		redisWindow = duration( settings, REDIS_WINDOW, DEFAULT_REDIS_WINDOW, Duration.ofMillis( 100 ) );
-		redisTimeout = duration( settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis( 10 ) );
-		lsnWait = duration( settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO );
-		lsnPollInterval = duration( settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis( 1 ) );
-		checkPoolSizes( primaryPool, PRIMARY_MINIMUM_IDLE, PRIMARY_MAXIMUM_POOL_SIZE );
-		checkPoolSizes( replicaPool, REPLICA_MINIMUM_IDLE, REPLICA_MAXIMUM_POOL_SIZE );
-		if ( !replicaUrls.isEmpty() && primaryUrl == null ) {
-			throw RoutingConfigurationException.withMessage( REPLICA_URLS, "'" + REPLICA_URLS + "' is set but the persistence unit names no primary: "
-					+ "set 'jakarta.persistence.jdbc.url' (or 'hibernate.connection.url') to the primary's JDBC URL" );
-		}
-	}
+    /** Pool sizing for one kind of target. */
+    public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {}
 
-	/**
-	 * Reads and validates the settings.
-	 *
-	 * @param settings the persistence unit's configuration values
-	 * @param env environment lookup (normally {@code System::getenv})
-	 * @throws RoutingConfigurationException naming the first bad setting
-	 */
-	public static RoutingConfig from(Map<String, ?> settings, UnaryOperator<String> env) {
-		return new RoutingConfig( settings, env );
-	}
+    private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
+        primaryUrl = first(settings, PRIMARY_URL_KEYS);
+        primaryUser = first(settings, PRIMARY_USER_KEYS);
+        primaryPassword = first(settings, PRIMARY_PASSWORD_KEYS);
+        replicaUrls = replicaUrls(settings, env, primaryUrl);
+        replicaUser = orElse(orElse(string(settings, REPLICA_USER), env.apply(ENV_REPLICA_USER)), primaryUser);
+        replicaPassword =
+                orElse(orElse(string(settings, REPLICA_PASSWORD), env.apply(ENV_REPLICA_PASSWORD)), primaryPassword);
+        strategy = Strategy.interpret(orElse(string(settings, STRATEGY), DEFAULT_STRATEGY), STRATEGY);
+        transactions = enumValue(settings, TRANSACTIONS, TransactionMode.class, DEFAULT_TRANSACTIONS);
+        loadBalancing = enumValue(settings, LOAD_BALANCING, LoadBalancing.class, DEFAULT_LOAD_BALANCING);
+        maxReplicaLagBytes = bytes(settings, MAX_REPLICA_LAG_BYTES, DEFAULT_MAX_REPLICA_LAG_BYTES);
+        maxReplicaLag = duration(settings, MAX_REPLICA_LAG, DEFAULT_MAX_REPLICA_LAG, Duration.ZERO);
+        replicaFailure = enumValue(settings, REPLICA_FAILURE, ReplicaFailure.class, DEFAULT_REPLICA_FAILURE);
+        healthCheckInterval =
+                duration(settings, HEALTH_CHECK_INTERVAL, DEFAULT_HEALTH_CHECK_INTERVAL, Duration.ofMillis(10));
+        circuitBreakerFailureThreshold =
+                integer(settings, CIRCUIT_BREAKER_FAILURE_THRESHOLD, DEFAULT_CIRCUIT_BREAKER_FAILURE_THRESHOLD, 1);
+        circuitBreakerOpenDuration =
+                duration(settings, CIRCUIT_BREAKER_OPEN_DURATION, DEFAULT_CIRCUIT_BREAKER_OPEN_DURATION, Duration.ZERO);
+        primaryPool = new PoolConfig(
+                integer(settings, PRIMARY_MAXIMUM_POOL_SIZE, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE, 1),
+                integer(settings, PRIMARY_MINIMUM_IDLE, DEFAULT_PRIMARY_MINIMUM_IDLE, 0),
+                duration(
+                        settings,
+                        PRIMARY_CONNECTION_TIMEOUT,
+                        DEFAULT_PRIMARY_CONNECTION_TIMEOUT,
+                        Duration.ofMillis(250)));
+        replicaPool = new PoolConfig(
+                integer(settings, REPLICA_MAXIMUM_POOL_SIZE, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE, 1),
+                integer(settings, REPLICA_MINIMUM_IDLE, DEFAULT_REPLICA_MINIMUM_IDLE, 0),
+                duration(
+                        settings,
+                        REPLICA_CONNECTION_TIMEOUT,
+                        DEFAULT_REPLICA_CONNECTION_TIMEOUT,
+                        Duration.ofMillis(250)));
+        classifierCacheSize = integer(settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0);
+        loadCatalog = bool(settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG);
+        checkRecovery = bool(settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY);
+        meterRegistry = settings.get(METER_REGISTRY);
+        persistenceUnit = orElse(string(settings, "hibernate.persistenceUnitName"), "default");
+        actorStamps = enumValue(settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS);
+        actorStampsTable = identifier(settings, ACTOR_STAMPS_TABLE, DEFAULT_ACTOR_STAMPS_TABLE, true);
+        actorStampsKeyColumn = identifier(settings, ACTOR_STAMPS_KEY_COLUMN, DEFAULT_ACTOR_STAMPS_KEY_COLUMN, false);
+        actorStampsColumn = identifier(settings, ACTOR_STAMPS_COLUMN, DEFAULT_ACTOR_STAMPS_COLUMN, false);
+        actorStampsMemoryTtl =
+                duration(settings, ACTOR_STAMPS_MEMORY_TTL, DEFAULT_ACTOR_STAMPS_MEMORY_TTL, Duration.ofSeconds(1));
+        redisUri = redisUri(settings, env);
+        redisPrefix = orElse(string(settings, REDIS_PREFIX), DEFAULT_REDIS_PREFIX);
+        redisWindow = duration(settings, REDIS_WINDOW, DEFAULT_REDIS_WINDOW, Duration.ofMillis(100));
+        redisTimeout = duration(settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis(10));
+        lsnWait = duration(settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO);
+        lsnPollInterval = duration(settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis(1));
+        checkPoolSizes(primaryPool, PRIMARY_MINIMUM_IDLE, PRIMARY_MAXIMUM_POOL_SIZE);
+        checkPoolSizes(replicaPool, REPLICA_MINIMUM_IDLE, REPLICA_MAXIMUM_POOL_SIZE);
+        if (!replicaUrls.isEmpty() && primaryUrl == null) {
+            throw RoutingConfigurationException.withMessage(
+                    REPLICA_URLS,
+                    "'" + REPLICA_URLS + "' is set but the persistence unit names no primary: "
+                            + "set 'jakarta.persistence.jdbc.url' (or 'hibernate.connection.url') to the primary's JDBC URL");
+        }
+    }
 
-	/** Whether any replica is configured; without one the library stays out of the way entirely. */
-	public boolean routingEnabled() {
-		return !replicaUrls.isEmpty();
-	}
+    /**
+     * Reads and validates the settings.
+     *
+     * @param settings the persistence unit's configuration values
+     * @param env environment lookup (normally {@code System::getenv})
+     * @throws RoutingConfigurationException naming the first bad setting
+     */
+    public static RoutingConfig from(Map<String, ?> settings, UnaryOperator<String> env) {
+        return new RoutingConfig(settings, env);
+    }
 
-	/** Whether {@code settings} ask for routing, without validating the rest; used before services exist. */
-	public static boolean routingRequested(Map<String, ?> settings, UnaryOperator<String> env) {
-		final String primary = first( settings, PRIMARY_URL_KEYS );
-		final Object raw = settings.containsKey( REPLICA_URLS ) ? settings.get( REPLICA_URLS ) : env.apply( ENV_REPLICA_URLS );
-		if ( raw == null ) {
-			return false;
-		}
-		for ( String url : raw.toString().split( "," ) ) {
-			final String u = url.trim();
-			if ( !u.isEmpty() && !u.equals( primary ) ) {
-				return true;
-			}
-		}
-		return false;
-	}
+    /** Whether any replica is configured; without one the library stays out of the way entirely. */
+    public boolean routingEnabled() {
+        return !replicaUrls.isEmpty();
+    }
 
-	private static List<String> replicaUrls(Map<String, ?> settings, UnaryOperator<String> env, String primaryUrl) {
-		final Object raw = settings.containsKey( REPLICA_URLS ) ? settings.get( REPLICA_URLS ) : env.apply( ENV_REPLICA_URLS );
-		if ( raw == null ) {
-			return List.of();
-		}
-		final String key = settings.containsKey( REPLICA_URLS ) ? REPLICA_URLS : ENV_REPLICA_URLS;
-		final Set<String> urls = new LinkedHashSet<>();
-		for ( String part : raw.toString().split( "," ) ) {
-			final String url = part.trim();
-			if ( url.isEmpty() ) {
-				continue;
-			}
-			if ( !url.startsWith( "jdbc:postgresql:" ) ) {
-				throw new RoutingConfigurationException( key, Masking.url( url ),
-						"comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app" );
-			}
-			if ( url.equals( primaryUrl ) ) {
-				// A replica URL equal to the primary's means "no separate replica": share the primary pool.
-				continue;
-			}
-			if ( !urls.add( url ) ) {
-				throw new RoutingConfigurationException( key, Masking.url( url ), "each replica listed once (this URL appears twice)" );
-			}
-		}
-		return List.copyOf( new ArrayList<>( urls ) );
-	}
+    /** Whether {@code settings} ask for routing, without validating the rest; used before services exist. */
+    public static boolean routingRequested(Map<String, ?> settings, UnaryOperator<String> env) {
+        final String primary = first(settings, PRIMARY_URL_KEYS);
+        final Object raw =
+                settings.containsKey(REPLICA_URLS) ? settings.get(REPLICA_URLS) : env.apply(ENV_REPLICA_URLS);
+        if (raw == null) {
+            return false;
+        }
+        for (String url : raw.toString().split(",")) {
+            final String u = url.trim();
+            if (!u.isEmpty() && !u.equals(primary)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
-	private static String redisUri(Map<String, ?> settings, UnaryOperator<String> env) {
-		final String uri = orElse( string( settings, REDIS_URI ), env.apply( ENV_REDIS_URI ) );
-		if ( uri == null || uri.isBlank() ) {
-			return null;
-		}
-		final String key = string( settings, REDIS_URI ) != null ? REDIS_URI : ENV_REDIS_URI;
-		if ( !( uri.startsWith( "redis://" ) || uri.startsWith( "rediss://" ) || uri.startsWith( "redis-sentinel://" ) ) ) {
-			throw new RoutingConfigurationException( key, Masking.url( uri ),
-					"a Redis URI such as redis://127.0.0.1:6379 or redis-sentinel://host:26379/?sentinelMasterId=mymaster" );
-		}
-		return uri.trim();
-	}
+    private static List<String> replicaUrls(Map<String, ?> settings, UnaryOperator<String> env, String primaryUrl) {
+        final Object raw =
+                settings.containsKey(REPLICA_URLS) ? settings.get(REPLICA_URLS) : env.apply(ENV_REPLICA_URLS);
+        if (raw == null) {
+            return List.of();
+        }
+        final String key = settings.containsKey(REPLICA_URLS) ? REPLICA_URLS : ENV_REPLICA_URLS;
+        final Set<String> urls = new LinkedHashSet<>();
+        for (String part : raw.toString().split(",")) {
+            final String url = part.trim();
+            if (url.isEmpty()) {
+                continue;
+            }
+            if (!url.startsWith("jdbc:postgresql:")) {
+                throw new RoutingConfigurationException(
+                        key,
+                        Masking.url(url),
+                        "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
+            }
+            if (url.equals(primaryUrl)) {
+                // A replica URL equal to the primary's means "no separate replica": share the primary pool.
+                continue;
+            }
+            if (!urls.add(url)) {
+                throw new RoutingConfigurationException(
+                        key, Masking.url(url), "each replica listed once (this URL appears twice)");
+            }
+        }
+        return List.copyOf(new ArrayList<>(urls));
+    }
 
-	/** Whether the shared Redis marker is configured. */
-	public boolean redisEnabled() {
-		return redisUri != null;
-	}
+    private static String redisUri(Map<String, ?> settings, UnaryOperator<String> env) {
+        final String uri = orElse(string(settings, REDIS_URI), env.apply(ENV_REDIS_URI));
+        if (uri == null || uri.isBlank()) {
+            return null;
+        }
+        final String key = string(settings, REDIS_URI) != null ? REDIS_URI : ENV_REDIS_URI;
+        if (!(uri.startsWith("redis://") || uri.startsWith("rediss://") || uri.startsWith("redis-sentinel://"))) {
+            throw new RoutingConfigurationException(
+                    key,
+                    Masking.url(uri),
+                    "a Redis URI such as redis://127.0.0.1:6379 or redis-sentinel://host:26379/?sentinelMasterId=mymaster");
+        }
+        return uri.trim();
+    }
 
-	/** A table or column name: letters, digits and underscores (and one dot for a schema), so it can go into SQL as is. */
-	private static String identifier(Map<String, ?> settings, String key, String fallback, boolean qualified) {
-		final String value = orElse( string( settings, key ), fallback );
-		final String part = "[A-Za-z_][A-Za-z0-9_]{0,62}";
-		if ( !value.matches( qualified ? part + "(\\." + part + ")?" : part ) ) {
-			throw new RoutingConfigurationException( key, value, qualified
-					? "a table name of letters, digits and underscores, optionally schema-qualified (for example public.users)"
-					: "a column name of letters, digits and underscores" );
-		}
-		return value;
-	}
+    /** Whether the shared Redis marker is configured. */
+    public boolean redisEnabled() {
+        return redisUri != null;
+    }
 
-	private static void checkPoolSizes(PoolConfig pool, String minKey, String maxKey) {
-		if ( pool.minimumIdle() > pool.maximumPoolSize() ) {
-			throw new RoutingConfigurationException( minKey, String.valueOf( pool.minimumIdle() ),
-					"a number no larger than '" + maxKey + "' (" + pool.maximumPoolSize() + ")" );
-		}
-	}
+    /** A table or column name: letters, digits and underscores (and one dot for a schema), so it can go into SQL as is. */
+    private static String identifier(Map<String, ?> settings, String key, String fallback, boolean qualified) {
+        final String value = orElse(string(settings, key), fallback);
+        final String part = "[A-Za-z_][A-Za-z0-9_]{0,62}";
+        if (!value.matches(qualified ? part + "(\\." + part + ")?" : part)) {
+            throw new RoutingConfigurationException(
+                    key,
+                    value,
+                    qualified
+                            ? "a table name of letters, digits and underscores, optionally schema-qualified (for example public.users)"
+                            : "a column name of letters, digits and underscores");
+        }
+        return value;
+    }
 
-	private static String first(Map<String, ?> settings, String[] keys) {
-		for ( String key : keys ) {
-			final String value = string( settings, key );
-			if ( value != null ) {
-				return value;
-			}
-		}
-		return null;
-	}
+    private static void checkPoolSizes(PoolConfig pool, String minKey, String maxKey) {
+        if (pool.minimumIdle() > pool.maximumPoolSize()) {
+            throw new RoutingConfigurationException(
+                    minKey,
+                    String.valueOf(pool.minimumIdle()),
+                    "a number no larger than '" + maxKey + "' (" + pool.maximumPoolSize() + ")");
+        }
+    }
 
-	private static <T> T orElse(T value, T fallback) {
-		return value != null ? value : fallback;
-	}
+    private static String first(Map<String, ?> settings, String[] keys) {
+        for (String key : keys) {
+            final String value = string(settings, key);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
 
-	/** The configuration as a log line: URLs masked, passwords never included. */
-	@Override
-	public String toString() {
-		return "RoutingConfig[primary=" + Masking.url( primaryUrl )
-				+ ", replicas=" + replicaUrls.stream().map( Masking::url ).collect( Collectors.toList() )
-				+ ", strategy=" + strategy + ", transactions=" + transactions + ", loadBalancing=" + loadBalancing
-				+ ", maxReplicaLagBytes=" + maxReplicaLagBytes + ", maxReplicaLag=" + maxReplicaLag
-				+ ", replicaFailure=" + replicaFailure + ", healthCheckInterval=" + healthCheckInterval
-				+ ", actorStamps=" + actorStamps + ", redis=" + ( redisUri == null ? "off" : Masking.url( redisUri ) ) + "]";
-	}
+    private static <T> T orElse(T value, T fallback) {
+        return value != null ? value : fallback;
+    }
+
+    /** The configuration as a log line: URLs masked, passwords never included. */
+    @Override
+    public String toString() {
+        return "RoutingConfig[primary=" + Masking.url(primaryUrl)
+                + ", replicas=" + replicaUrls.stream().map(Masking::url).collect(Collectors.toList())
+                + ", strategy=" + strategy + ", transactions=" + transactions + ", loadBalancing=" + loadBalancing
+                + ", maxReplicaLagBytes=" + maxReplicaLagBytes + ", maxReplicaLag=" + maxReplicaLag
+                + ", replicaFailure=" + replicaFailure + ", healthCheckInterval=" + healthCheckInterval
+                + ", actorStamps=" + actorStamps + ", redis=" + (redisUri == null ? "off" : Masking.url(redisUri))
+                + "]";
+    }
 }

@@ -1,11 +1,12 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
+import io.github.hibernaterouting.routing.Routing;
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
-
 import javax.sql.DataSource;
-
 import org.hibernate.boot.registry.classloading.spi.ClassLoaderService;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.event.monitor.spi.EventMonitor;
@@ -15,10 +16,6 @@ import org.hibernate.service.spi.ServiceRegistryAwareService;
 import org.hibernate.service.spi.ServiceRegistryImplementor;
 import org.hibernate.service.spi.Startable;
 import org.hibernate.service.spi.Stoppable;
-
-import io.github.hibernaterouting.routing.Routing;
-import io.github.hibernaterouting.routing.RoutingConfigurationException;
-import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 
 /**
  * Hibernate's {@link MultiTenantConnectionProvider} for the connection identifiers
@@ -30,148 +27,156 @@ import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
  * connections statement by statement ({@link SessionBinding} ties it to its session). It also handles Hibernate's read-only sessions
  * ({@code withOptions().readOnly(true)}), which always prefer a replica.
  */
-public final class RoutingConnectionProvider implements MultiTenantConnectionProvider<String>,
-		ServiceRegistryAwareService, Configurable, Startable, Stoppable {
-	private static final long serialVersionUID = 1L;
+public final class RoutingConnectionProvider
+        implements MultiTenantConnectionProvider<String>,
+                ServiceRegistryAwareService,
+                Configurable,
+                Startable,
+                Stoppable {
+    private static final long serialVersionUID = 1L;
 
-	private transient RoutingConfig config;
-	private transient ServiceRegistryImplementor serviceRegistry;
-	private transient RoutingRuntime runtime;
+    private transient RoutingConfig config;
+    private transient ServiceRegistryImplementor serviceRegistry;
+    private transient RoutingRuntime runtime;
 
-	/** For Hibernate, when the class is named in the settings. */
-	public RoutingConnectionProvider() {
-	}
+    /** For Hibernate, when the class is named in the settings. */
+    public RoutingConnectionProvider() {}
 
-	RoutingConnectionProvider(RoutingConfig config) {
-		this.config = config;
-	}
+    RoutingConnectionProvider(RoutingConfig config) {
+        this.config = config;
+    }
 
-	@Override
-	public void injectServices(ServiceRegistryImplementor serviceRegistry) {
-		this.serviceRegistry = serviceRegistry;
-	}
+    @Override
+    public void injectServices(ServiceRegistryImplementor serviceRegistry) {
+        this.serviceRegistry = serviceRegistry;
+    }
 
-	@Override
-	public void configure(Map<String, Object> settings) {
-		if ( config == null ) {
-			config = RoutingConfig.from( settings, System::getenv );
-		}
-	}
+    @Override
+    public void configure(Map<String, Object> settings) {
+        if (config == null) {
+            config = RoutingConfig.from(settings, System::getenv);
+        }
+    }
 
-	@Override
-	public void start() {
-		requireOurEventMonitor();
-		runtime = RoutingRuntime.start( config );
-	}
+    @Override
+    public void start() {
+        requireOurEventMonitor();
+        runtime = RoutingRuntime.start(config);
+    }
 
-	private void requireOurEventMonitor() {
-		if ( serviceRegistry == null ) {
-			return;
-		}
-		for ( EventMonitor monitor : serviceRegistry.requireService( ClassLoaderService.class ).loadJavaServices( EventMonitor.class ) ) {
-			if ( !( monitor instanceof RoutingEventMonitor ) ) {
-				throw RoutingConfigurationException.withMessage( "hibernate.multi_tenant_connection_provider",
-						"hibernate-routing needs its own org.hibernate.event.monitor.spi.EventMonitor to learn which session "
-								+ "uses which connection, but Hibernate will use " + monitor.getClass().getName()
-								+ ", found first on the class path. Put hibernate-routing before that jar on the class path; "
-								+ "its monitor passes every event on to the other one" );
-			}
-			return;
-		}
-	}
+    private void requireOurEventMonitor() {
+        if (serviceRegistry == null) {
+            return;
+        }
+        for (EventMonitor monitor :
+                serviceRegistry.requireService(ClassLoaderService.class).loadJavaServices(EventMonitor.class)) {
+            if (!(monitor instanceof RoutingEventMonitor)) {
+                throw RoutingConfigurationException.withMessage(
+                        "hibernate.multi_tenant_connection_provider",
+                        "hibernate-routing needs its own org.hibernate.event.monitor.spi.EventMonitor to learn which session "
+                                + "uses which connection, but Hibernate will use "
+                                + monitor.getClass().getName()
+                                + ", found first on the class path. Put hibernate-routing before that jar on the class path; "
+                                + "its monitor passes every event on to the other one");
+            }
+            return;
+        }
+    }
 
-	@Override
-	public void stop() {
-		if ( runtime != null ) {
-			runtime.close();
-			runtime = null;
-		}
-	}
+    @Override
+    public void stop() {
+        if (runtime != null) {
+            runtime.close();
+            runtime = null;
+        }
+    }
 
-	/** The running routing state; {@code null} before start and after stop. */
-	public RoutingRuntime runtime() {
-		return runtime;
-	}
+    /** The running routing state; {@code null} before start and after stop. */
+    public RoutingRuntime runtime() {
+        return runtime;
+    }
 
-	@Override
-	public Connection getAnyConnection() throws SQLException {
-		// Schema tools, metadata: always the primary.
-		return requireRuntime().primaryPool().getConnection();
-	}
+    @Override
+    public Connection getAnyConnection() throws SQLException {
+        // Schema tools, metadata: always the primary.
+        return requireRuntime().primaryPool().getConnection();
+    }
 
-	@Override
-	public void releaseAnyConnection(Connection connection) throws SQLException {
-		connection.close();
-	}
+    @Override
+    public void releaseAnyConnection(Connection connection) throws SQLException {
+        connection.close();
+    }
 
-	@Override
-	public Connection getConnection(String tenantIdentifier) throws SQLException {
-		final JdbcRouting jdbc = requireRuntime().jdbc();
-		return SessionBinding.bind( jdbc.connection( isPrimary( tenantIdentifier ), false ), jdbc );
-	}
+    @Override
+    public Connection getConnection(String tenantIdentifier) throws SQLException {
+        final JdbcRouting jdbc = requireRuntime().jdbc();
+        return SessionBinding.bind(jdbc.connection(isPrimary(tenantIdentifier), false), jdbc);
+    }
 
-	@Override
-	public Connection getReadOnlyConnection(String tenantIdentifier) throws SQLException {
-		final JdbcRouting jdbc = requireRuntime().jdbc();
-		return SessionBinding.bind( jdbc.connection( isPrimary( tenantIdentifier ), true ), jdbc );
-	}
+    @Override
+    public Connection getReadOnlyConnection(String tenantIdentifier) throws SQLException {
+        final JdbcRouting jdbc = requireRuntime().jdbc();
+        return SessionBinding.bind(jdbc.connection(isPrimary(tenantIdentifier), true), jdbc);
+    }
 
-	@Override
-	public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
-		connection.close();
-	}
+    @Override
+    public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
+        connection.close();
+    }
 
-	@Override
-	public void releaseReadOnlyConnection(String tenantIdentifier, Connection connection) throws SQLException {
-		connection.close();
-	}
+    @Override
+    public void releaseReadOnlyConnection(String tenantIdentifier, Connection connection) throws SQLException {
+        connection.close();
+    }
 
-	private static boolean isPrimary(String tenantIdentifier) {
-		if ( Routing.PRIMARY.equals( tenantIdentifier ) ) {
-			return true;
-		}
-		if ( Routing.REPLICA.equals( tenantIdentifier ) ) {
-			return false;
-		}
-		throw new IllegalArgumentException( "Unknown connection identifier '" + tenantIdentifier + "': hibernate-routing serves '"
-				+ Routing.PRIMARY + "' and '" + Routing.REPLICA + "' (see io.github.hibernaterouting.routing.Routing)" );
-	}
+    private static boolean isPrimary(String tenantIdentifier) {
+        if (Routing.PRIMARY.equals(tenantIdentifier)) {
+            return true;
+        }
+        if (Routing.REPLICA.equals(tenantIdentifier)) {
+            return false;
+        }
+        throw new IllegalArgumentException(
+                "Unknown connection identifier '" + tenantIdentifier + "': hibernate-routing serves '" + Routing.PRIMARY
+                        + "' and '" + Routing.REPLICA + "' (see io.github.hibernaterouting.routing.Routing)");
+    }
 
-	@Override
-	public boolean supportsAggressiveRelease() {
-		// A routed connection carries transaction state across statements; release it after the transaction.
-		return false;
-	}
+    @Override
+    public boolean supportsAggressiveRelease() {
+        // A routed connection carries transaction state across statements; release it after the transaction.
+        return false;
+    }
 
-	@Override
-	public boolean handlesConnectionReadOnly() {
-		return true;
-	}
+    @Override
+    public boolean handlesConnectionReadOnly() {
+        return true;
+    }
 
-	private RoutingRuntime requireRuntime() {
-		final RoutingRuntime current = runtime;
-		if ( current == null ) {
-			throw new IllegalStateException( "hibernate-routing is not running (the session factory is closed or not yet started)" );
-		}
-		return current;
-	}
+    private RoutingRuntime requireRuntime() {
+        final RoutingRuntime current = runtime;
+        if (current == null) {
+            throw new IllegalStateException(
+                    "hibernate-routing is not running (the session factory is closed or not yet started)");
+        }
+        return current;
+    }
 
-	@Override
-	public boolean isUnwrappableAs(Class<?> unwrapType) {
-		return unwrapType.isInstance( this ) || unwrapType == RoutingRuntime.class || unwrapType == DataSource.class;
-	}
+    @Override
+    public boolean isUnwrappableAs(Class<?> unwrapType) {
+        return unwrapType.isInstance(this) || unwrapType == RoutingRuntime.class || unwrapType == DataSource.class;
+    }
 
-	@Override
-	public <T> T unwrap(Class<T> unwrapType) {
-		if ( unwrapType.isInstance( this ) ) {
-			return unwrapType.cast( this );
-		}
-		if ( unwrapType == RoutingRuntime.class ) {
-			return unwrapType.cast( requireRuntime() );
-		}
-		if ( unwrapType == DataSource.class ) {
-			return unwrapType.cast( requireRuntime().primaryPool() );
-		}
-		throw new UnknownUnwrapTypeException( unwrapType );
-	}
+    @Override
+    public <T> T unwrap(Class<T> unwrapType) {
+        if (unwrapType.isInstance(this)) {
+            return unwrapType.cast(this);
+        }
+        if (unwrapType == RoutingRuntime.class) {
+            return unwrapType.cast(requireRuntime());
+        }
+        if (unwrapType == DataSource.class) {
+            return unwrapType.cast(requireRuntime().primaryPool());
+        }
+        throw new UnknownUnwrapTypeException(unwrapType);
+    }
 }

@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
 import java.util.ServiceLoader;
-
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.monitor.internal.EmptyEventMonitor;
 import org.hibernate.event.monitor.spi.DiagnosticEvent;
@@ -18,23 +17,23 @@ import org.hibernate.event.monitor.spi.EventMonitor;
  * diagnostics off.
  */
 public final class RoutingEventMonitor extends ForwardingEventMonitor {
-	public RoutingEventMonitor() {
-		super( otherMonitor() );
-	}
+    public RoutingEventMonitor() {
+        super(otherMonitor());
+    }
 
-	private static EventMonitor otherMonitor() {
-		// Filter by type before instantiating: loading this class again would recurse.
-		return ServiceLoader.load( EventMonitor.class, RoutingEventMonitor.class.getClassLoader() ).stream()
-				.filter( provider -> provider.type() != RoutingEventMonitor.class )
-				.findFirst()
-				.<EventMonitor>map( ServiceLoader.Provider::get )
-				.orElseGet( EmptyEventMonitor::new );
-	}
+    private static EventMonitor otherMonitor() {
+        // Filter by type before instantiating: loading this class again would recurse.
+        return ServiceLoader.load(EventMonitor.class, RoutingEventMonitor.class.getClassLoader()).stream()
+                .filter(provider -> provider.type() != RoutingEventMonitor.class)
+                .findFirst()
+                .<EventMonitor>map(ServiceLoader.Provider::get)
+                .orElseGet(EmptyEventMonitor::new);
+    }
 
-	@Override
-	public void completeJdbcConnectionAcquisitionEvent(DiagnosticEvent jdbcConnectionAcquisitionEvent,
-			SharedSessionContractImplementor session, Object tenantId) {
-		SessionBinding.acquired( session );
-		super.completeJdbcConnectionAcquisitionEvent( jdbcConnectionAcquisitionEvent, session, tenantId );
-	}
+    @Override
+    public void completeJdbcConnectionAcquisitionEvent(
+            DiagnosticEvent jdbcConnectionAcquisitionEvent, SharedSessionContractImplementor session, Object tenantId) {
+        SessionBinding.acquired(session);
+        super.completeJdbcConnectionAcquisitionEvent(jdbcConnectionAcquisitionEvent, session, tenantId);
+    }
 }

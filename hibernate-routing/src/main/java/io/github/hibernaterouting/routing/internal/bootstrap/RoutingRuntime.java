@@ -1,21 +1,7 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
-import jakarta.persistence.EntityManagerFactory;
-
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
-import org.hibernate.engine.spi.SessionFactoryImplementor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.Masking;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
@@ -33,9 +19,18 @@ import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Routing for one persistence unit, assembled from its configuration: the pools, the replicas and
@@ -48,205 +43,252 @@ import io.micrometer.core.instrument.Metrics;
  * object. Thread-safe.
  */
 public final class RoutingRuntime implements AutoCloseable {
-	private static final Logger LOG = LoggerFactory.getLogger( RoutingRuntime.class );
+    private static final Logger LOG = LoggerFactory.getLogger(RoutingRuntime.class);
 
-	private final HikariDataSource primaryPool;
-	private final List<HikariDataSource> replicaPools;
-	private final ReplicaSet replicas;
-	private final RoutingMetrics metrics;
-	private final ReadYourWritesTracker tracker;
-	private final JdbcRouting jdbc;
-	private final ReplicaReadGuard guard;
+    private final HikariDataSource primaryPool;
+    private final List<HikariDataSource> replicaPools;
+    private final ReplicaSet replicas;
+    private final RoutingMetrics metrics;
+    private final ReadYourWritesTracker tracker;
+    private final JdbcRouting jdbc;
+    private final ReplicaReadGuard guard;
 
-	private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<HikariDataSource> replicaPools) {
-		this.primaryPool = primaryPool;
-		this.replicaPools = List.copyOf( replicaPools );
-		final List<String> names = new ArrayList<>();
-		for ( int i = 0; i < replicaPools.size(); i++ ) {
-			names.add( "replica" + ( i + 1 ) );
-		}
-		final MeterRegistry registry = config.meterRegistry instanceof MeterRegistry r ? r : Metrics.globalRegistry;
-		this.metrics = new RoutingMetrics( registry, config.persistenceUnit, names );
-		final List<ReplicaNode> nodes = new ArrayList<>();
-		for ( int i = 0; i < replicaPools.size(); i++ ) {
-			nodes.add( new ReplicaNode( i, names.get( i ), Masking.url( config.replicaUrls.get( i ) ), replicaPools.get( i ),
-					new CircuitBreaker( config.circuitBreakerFailureThreshold, config.circuitBreakerOpenDuration.toNanos(), System::nanoTime ) ) );
-		}
-		final LagBounds bounds = new LagBounds( config.checkRecovery, config.maxReplicaLagBytes, config.maxReplicaLag.toMillis() );
-		this.replicas = new ReplicaSet( nodes, bounds, config.loadBalancing, primaryPool, config.healthCheckInterval,
-				config.lsnPollInterval, metrics );
-		final RedisMarker redis = config.redisEnabled()
-				? new RedisMarker( config.redisUri, config.redisPrefix, config.redisWindow, config.redisTimeout )
-				: null;
-		final ActorStamps.StampTable table = config.actorStamps == RoutingSettings.ActorStamps.TABLE
-				? new ActorStamps.StampTable( config.actorStampsTable, config.actorStampsKeyColumn, config.actorStampsColumn )
-				: null;
-		this.tracker = new ReadYourWritesTracker( new ActorStamps( config.actorStampsMemoryTtl, table, redis, primaryPool, metrics ) );
-		final WritePolicy writes = new WritePolicy( tracker );
-		this.jdbc = new JdbcRouting( new SqlClassifier( catalog( config, primaryPool ), config.classifierCacheSize ), primaryPool,
-				replicas, config.replicaFailure, config.lsnWait.toNanos(), config.transactions == RoutingSettings.TransactionMode.PRIMARY,
-				config.strategy, metrics, tracker, writes );
-		this.guard = new ReplicaReadGuard( writes );
-	}
+    private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<HikariDataSource> replicaPools) {
+        this.primaryPool = primaryPool;
+        this.replicaPools = List.copyOf(replicaPools);
+        final List<String> names = new ArrayList<>();
+        for (int i = 0; i < replicaPools.size(); i++) {
+            names.add("replica" + (i + 1));
+        }
+        final MeterRegistry registry = config.meterRegistry instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        this.metrics = new RoutingMetrics(registry, config.persistenceUnit, names);
+        final List<ReplicaNode> nodes = new ArrayList<>();
+        for (int i = 0; i < replicaPools.size(); i++) {
+            nodes.add(new ReplicaNode(
+                    i,
+                    names.get(i),
+                    Masking.url(config.replicaUrls.get(i)),
+                    replicaPools.get(i),
+                    new CircuitBreaker(
+                            config.circuitBreakerFailureThreshold,
+                            config.circuitBreakerOpenDuration.toNanos(),
+                            System::nanoTime)));
+        }
+        final LagBounds bounds =
+                new LagBounds(config.checkRecovery, config.maxReplicaLagBytes, config.maxReplicaLag.toMillis());
+        this.replicas = new ReplicaSet(
+                nodes,
+                bounds,
+                config.loadBalancing,
+                primaryPool,
+                config.healthCheckInterval,
+                config.lsnPollInterval,
+                metrics);
+        final RedisMarker redis = config.redisEnabled()
+                ? new RedisMarker(config.redisUri, config.redisPrefix, config.redisWindow, config.redisTimeout)
+                : null;
+        final ActorStamps.StampTable table = config.actorStamps == RoutingSettings.ActorStamps.TABLE
+                ? new ActorStamps.StampTable(
+                        config.actorStampsTable, config.actorStampsKeyColumn, config.actorStampsColumn)
+                : null;
+        this.tracker = new ReadYourWritesTracker(
+                new ActorStamps(config.actorStampsMemoryTtl, table, redis, primaryPool, metrics));
+        final WritePolicy writes = new WritePolicy(tracker);
+        this.jdbc = new JdbcRouting(
+                new SqlClassifier(catalog(config, primaryPool), config.classifierCacheSize),
+                primaryPool,
+                replicas,
+                config.replicaFailure,
+                config.lsnWait.toNanos(),
+                config.transactions == RoutingSettings.TransactionMode.PRIMARY,
+                config.strategy,
+                metrics,
+                tracker,
+                writes);
+        this.guard = new ReplicaReadGuard(writes);
+    }
 
-	/**
-	 * Creates the pools, loads function volatility from the primary, checks every replica once and
-	 * starts the background health check. A replica that is down does not stop the start: reads skip it.
-	 */
-	static RoutingRuntime start(RoutingConfig config) {
-		final HikariDataSource primary = new HikariDataSource( OwnPools.primary( config ) );
-		final List<HikariDataSource> replicaPools = new ArrayList<>();
-		try {
-			for ( int i = 0; i < config.replicaUrls.size(); i++ ) {
-				replicaPools.add( new HikariDataSource( OwnPools.replica( config, i ) ) );
-			}
-			final RoutingRuntime runtime = new RoutingRuntime( config, primary, replicaPools );
-			runtime.replicas.start();
-			LOG.info( "hibernate-routing started: {}", config );
-			return runtime;
-		}
-		catch (RuntimeException e) {
-			replicaPools.forEach( HikariDataSource::close );
-			primary.close();
-			throw e;
-		}
-	}
+    /**
+     * Creates the pools, loads function volatility from the primary, checks every replica once and
+     * starts the background health check. A replica that is down does not stop the start: reads skip it.
+     */
+    static RoutingRuntime start(RoutingConfig config) {
+        final HikariDataSource primary = new HikariDataSource(OwnPools.primary(config));
+        final List<HikariDataSource> replicaPools = new ArrayList<>();
+        try {
+            for (int i = 0; i < config.replicaUrls.size(); i++) {
+                replicaPools.add(new HikariDataSource(OwnPools.replica(config, i)));
+            }
+            final RoutingRuntime runtime = new RoutingRuntime(config, primary, replicaPools);
+            runtime.replicas.start();
+            LOG.info("hibernate-routing started: {}", config);
+            return runtime;
+        } catch (RuntimeException e) {
+            replicaPools.forEach(HikariDataSource::close);
+            primary.close();
+            throw e;
+        }
+    }
 
-	private static FunctionCatalog catalog(RoutingConfig config, HikariDataSource primary) {
-		if ( !config.loadCatalog ) {
-			return FunctionCatalog.NONE;
-		}
-		try (Connection connection = primary.getConnection()) {
-			return FunctionCatalog.load( connection );
-		}
-		catch (SQLException e) {
-			LOG.warn( "Could not load function volatility from the primary ({}); calls of functions the library "
-					+ "does not know go to the primary", e.getMessage() );
-			return FunctionCatalog.NONE;
-		}
-	}
+    private static FunctionCatalog catalog(RoutingConfig config, HikariDataSource primary) {
+        if (!config.loadCatalog) {
+            return FunctionCatalog.NONE;
+        }
+        try (Connection connection = primary.getConnection()) {
+            return FunctionCatalog.load(connection);
+        } catch (SQLException e) {
+            LOG.warn(
+                    "Could not load function volatility from the primary ({}); calls of functions the library "
+                            + "does not know go to the primary",
+                    e.getMessage());
+            return FunctionCatalog.NONE;
+        }
+    }
 
-	/** Makes the routed connections. */
-	JdbcRouting jdbc() {
-		return jdbc;
-	}
+    /** Makes the routed connections. */
+    JdbcRouting jdbc() {
+        return jdbc;
+    }
 
-	/** The flush-time listeners. */
-	ReplicaReadGuard guard() {
-		return guard;
-	}
+    /** The flush-time listeners. */
+    ReplicaReadGuard guard() {
+        return guard;
+    }
 
-	/** Where connections to the primary come from, for schema tools and metadata. */
-	HikariDataSource primaryPool() {
-		return primaryPool;
-	}
+    /** Where connections to the primary come from, for schema tools and metadata. */
+    HikariDataSource primaryPool() {
+        return primaryPool;
+    }
 
-	/** The replicas, in configuration order. */
-	public List<ReplicaNode> replicas() {
-		return replicas.nodes();
-	}
+    /** The replicas, in configuration order. */
+    public List<ReplicaNode> replicas() {
+        return replicas.nodes();
+    }
 
-	/** The meters. */
-	public RoutingMetrics metrics() {
-		return metrics;
-	}
+    /** The meters. */
+    public RoutingMetrics metrics() {
+        return metrics;
+    }
 
-	/** Runs the health check now (tests and the LSN gate use it to avoid waiting for the next tick). */
-	public void checkReplicasNow() {
-		replicas.checkNow();
-	}
+    /** Runs the health check now (tests and the LSN gate use it to avoid waiting for the next tick). */
+    public void checkReplicasNow() {
+        replicas.checkNow();
+    }
 
-	/** The current WAL position of the primary, for publishers to stamp messages with. */
-	public long currentPosition() throws SQLException {
-		try (Connection connection = primaryPool.getConnection()) {
-			return WalPositions.insertPosition( connection );
-		}
-	}
+    /** The current WAL position of the primary, for publishers to stamp messages with. */
+    public long currentPosition() throws SQLException {
+        try (Connection connection = primaryPool.getConnection()) {
+            return WalPositions.insertPosition(connection);
+        }
+    }
 
-	/** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */
-	public long stampOf(String actor) throws SQLException {
-		return tracker.stampOf( actor );
-	}
+    /** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */
+    public long stampOf(String actor) throws SQLException {
+        return tracker.stampOf(actor);
+    }
 
-	/**
-	 * Stores {@code actor}'s pending-mutation marker.
-	 *
-	 * @throws io.github.hibernaterouting.routing.ConsistencyMarkerException if Redis cannot be reached
-	 */
-	public void beforeMutation(String actor) {
-		tracker.beforeMutation( actor );
-	}
+    /**
+     * Stores {@code actor}'s pending-mutation marker.
+     *
+     * @throws io.github.hibernaterouting.routing.ConsistencyMarkerException if Redis cannot be reached
+     */
+    public void beforeMutation(String actor) {
+        tracker.beforeMutation(actor);
+    }
 
-	/**
-	 * Whether a replica has replayed {@code position}, asking and waiting up to {@code maxWait} if
-	 * none is known to; for workers that decide before their handler runs.
-	 */
-	public boolean awaitReplica(long position, Duration maxWait) {
-		return replicas.awaitReplica( position, maxWait );
-	}
+    /**
+     * Whether a replica has replayed {@code position}, asking and waiting up to {@code maxWait} if
+     * none is known to; for workers that decide before their handler runs.
+     */
+    public boolean awaitReplica(long position, Duration maxWait) {
+        return replicas.awaitReplica(position, maxWait);
+    }
 
-	/** Receives one node's figures; see {@code RoutingStatus.Node}. */
-	@FunctionalInterface
-	public interface NodeVisitor {
-		void visit(String name, boolean primary, boolean up, long lagBytes, double lagSeconds, long reads, long writes,
-				int activeConnections, int idleConnections, int maximumConnections);
-	}
+    /** Receives one node's figures; see {@code RoutingStatus.Node}. */
+    @FunctionalInterface
+    public interface NodeVisitor {
+        void visit(
+                String name,
+                boolean primary,
+                boolean up,
+                long lagBytes,
+                double lagSeconds,
+                long reads,
+                long writes,
+                int activeConnections,
+                int idleConnections,
+                int maximumConnections);
+    }
 
-	/** Receives one recorded decision; see {@code RoutingStatus.Decision}. */
-	@FunctionalInterface
-	public interface DecisionVisitor {
-		void visit(long epochMillis, String node, String reason);
-	}
+    /** Receives one recorded decision; see {@code RoutingStatus.Decision}. */
+    @FunctionalInterface
+    public interface DecisionVisitor {
+        void visit(long epochMillis, String node, String reason);
+    }
 
-	/** Visits the primary, then each replica. */
-	public void forEachNode(NodeVisitor visitor) {
-		final HikariPoolMXBean primaryConnections = primaryPool.getHikariPoolMXBean();
-		visitor.visit( "primary", true, true, 0, 0.0, metrics.statements( RoutingMetrics.PRIMARY, false ),
-				metrics.statements( RoutingMetrics.PRIMARY, true ),
-				primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
-				primaryConnections == null ? 0 : primaryConnections.getIdleConnections(), primaryPool.getMaximumPoolSize() );
-		for ( ReplicaNode node : replicas.nodes() ) {
-			final HikariPoolMXBean connections = node.ownPool();
-			final HikariDataSource pool = replicaPools.get( node.index() );
-			visitor.visit( node.name(), false, node.isUp(), node.lagBytes(), node.lagSeconds(),
-					metrics.statements( node.metricsNode(), false ), 0,
-					connections == null ? 0 : connections.getActiveConnections(),
-					connections == null ? 0 : connections.getIdleConnections(), pool.getMaximumPoolSize() );
-		}
-	}
+    /** Visits the primary, then each replica. */
+    public void forEachNode(NodeVisitor visitor) {
+        final HikariPoolMXBean primaryConnections = primaryPool.getHikariPoolMXBean();
+        visitor.visit(
+                "primary",
+                true,
+                true,
+                0,
+                0.0,
+                metrics.statements(RoutingMetrics.PRIMARY, false),
+                metrics.statements(RoutingMetrics.PRIMARY, true),
+                primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
+                primaryConnections == null ? 0 : primaryConnections.getIdleConnections(),
+                primaryPool.getMaximumPoolSize());
+        for (ReplicaNode node : replicas.nodes()) {
+            final HikariPoolMXBean connections = node.ownPool();
+            final HikariDataSource pool = replicaPools.get(node.index());
+            visitor.visit(
+                    node.name(),
+                    false,
+                    node.isUp(),
+                    node.lagBytes(),
+                    node.lagSeconds(),
+                    metrics.statements(node.metricsNode(), false),
+                    0,
+                    connections == null ? 0 : connections.getActiveConnections(),
+                    connections == null ? 0 : connections.getIdleConnections(),
+                    pool.getMaximumPoolSize());
+        }
+    }
 
-	/** Visits the latest decisions, newest first. */
-	public void forEachDecision(DecisionVisitor visitor) {
-		for ( DecisionLog.Entry entry : metrics.decisions().newestFirst() ) {
-			visitor.visit( entry.epochMillis(), metrics.nodeName( entry.node() ), entry.reason().tag );
-		}
-	}
+    /** Visits the latest decisions, newest first. */
+    public void forEachDecision(DecisionVisitor visitor) {
+        for (DecisionLog.Entry entry : metrics.decisions().newestFirst()) {
+            visitor.visit(entry.epochMillis(), metrics.nodeName(entry.node()), entry.reason().tag);
+        }
+    }
 
-	/** The routing runtime behind a persistence unit, or {@code null} when routing is off there. */
-	public static RoutingRuntime of(EntityManagerFactory emf) {
-		final MultiTenantConnectionProvider<?> provider = emf.unwrap( SessionFactoryImplementor.class ).getServiceRegistry()
-				.getService( MultiTenantConnectionProvider.class );
-		return provider instanceof RoutingConnectionProvider routing ? routing.runtime() : null;
-	}
+    /** The routing runtime behind a persistence unit, or {@code null} when routing is off there. */
+    public static RoutingRuntime of(EntityManagerFactory emf) {
+        final MultiTenantConnectionProvider<?> provider = emf.unwrap(SessionFactoryImplementor.class)
+                .getServiceRegistry()
+                .getService(MultiTenantConnectionProvider.class);
+        return provider instanceof RoutingConnectionProvider routing ? routing.runtime() : null;
+    }
 
-	@Override
-	public void close() {
-		replicas.close();
-		tracker.close();
-		metrics.close();
-		// Replicas first: an in-flight read must not fall back to a primary pool that is already closed.
-		for ( HikariDataSource pool : replicaPools ) {
-			closeQuietly( pool );
-		}
-		closeQuietly( primaryPool );
-	}
+    @Override
+    public void close() {
+        replicas.close();
+        tracker.close();
+        metrics.close();
+        // Replicas first: an in-flight read must not fall back to a primary pool that is already closed.
+        for (HikariDataSource pool : replicaPools) {
+            closeQuietly(pool);
+        }
+        closeQuietly(primaryPool);
+    }
 
-	private static void closeQuietly(HikariDataSource pool) {
-		try {
-			pool.close();
-		}
-		catch (RuntimeException e) {
-			LOG.warn( "Closing pool {} failed", pool.getPoolName(), e );
-		}
-	}
+    private static void closeQuietly(HikariDataSource pool) {
+        try {
+            pool.close();
+        } catch (RuntimeException e) {
+            LOG.warn("Closing pool {} failed", pool.getPoolName(), e);
+        }
+    }
 }

@@ -3,12 +3,10 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static org.hibernate.cfg.MultiTenancySettings.MULTI_TENANT_CONNECTION_PROVIDER;
 import static org.hibernate.cfg.MultiTenancySettings.MULTI_TENANT_IDENTIFIER_RESOLVER;
 
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import java.util.Map;
-
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.service.spi.ServiceContributor;
-
-import io.github.hibernaterouting.routing.RoutingConfigurationException;
 
 /**
  * Switches routing on when the persistence unit names replicas, with no other setting needed:
@@ -20,28 +18,35 @@ import io.github.hibernaterouting.routing.RoutingConfigurationException;
  * here, so a bad one fails the bootstrap.
  */
 public final class RoutingServiceContributor implements ServiceContributor {
-	@Override
-	public void contribute(StandardServiceRegistryBuilder builder) {
-		final Map<String, Object> settings = builder.getSettings();
-		if ( !RoutingConfig.routingRequested( settings, System::getenv ) ) {
-			return;
-		}
-		final RoutingConfig config = RoutingConfig.from( settings, System::getenv );
-		requireAbsentOr( settings, MULTI_TENANT_CONNECTION_PROVIDER, RoutingConnectionProvider.class );
-		requireAbsentOr( settings, MULTI_TENANT_IDENTIFIER_RESOLVER, RoutingTenantResolver.class );
-		builder.applySetting( MULTI_TENANT_CONNECTION_PROVIDER, new RoutingConnectionProvider( config ) );
-		builder.applySetting( MULTI_TENANT_IDENTIFIER_RESOLVER, new RoutingTenantResolver( config.strategy ) );
-	}
+    @Override
+    public void contribute(StandardServiceRegistryBuilder builder) {
+        final Map<String, Object> settings = builder.getSettings();
+        if (!RoutingConfig.routingRequested(settings, System::getenv)) {
+            return;
+        }
+        final RoutingConfig config = RoutingConfig.from(settings, System::getenv);
+        requireAbsentOr(settings, MULTI_TENANT_CONNECTION_PROVIDER, RoutingConnectionProvider.class);
+        requireAbsentOr(settings, MULTI_TENANT_IDENTIFIER_RESOLVER, RoutingTenantResolver.class);
+        builder.applySetting(MULTI_TENANT_CONNECTION_PROVIDER, new RoutingConnectionProvider(config));
+        builder.applySetting(MULTI_TENANT_IDENTIFIER_RESOLVER, new RoutingTenantResolver(config.strategy));
+    }
 
-	private static void requireAbsentOr(Map<String, Object> settings, String key, Class<?> ours) {
-		final Object value = settings.get( key );
-		if ( value == null || ours.isInstance( value ) || value == ours
-				|| value instanceof String name && ( name.isBlank() || name.trim().equals( ours.getName() ) ) ) {
-			return;
-		}
-		final String named = value instanceof Class<?> type ? type.getName() : value instanceof String ? value.toString() : value.getClass().getName();
-		throw RoutingConfigurationException.withMessage( key, "'" + key + "' names " + named + ", but hibernate-routing uses the connection "
-				+ "identifiers itself (\"primary\" and \"replica\") and cannot be combined with database multi-tenancy. "
-				+ "Remove '" + key + "', or remove 'hibernate.routing.replica_urls' to switch routing off" );
-	}
+    private static void requireAbsentOr(Map<String, Object> settings, String key, Class<?> ours) {
+        final Object value = settings.get(key);
+        if (value == null
+                || ours.isInstance(value)
+                || value == ours
+                || value instanceof String name
+                        && (name.isBlank() || name.trim().equals(ours.getName()))) {
+            return;
+        }
+        final String named = value instanceof Class<?> type
+                ? type.getName()
+                : value instanceof String ? value.toString() : value.getClass().getName();
+        throw RoutingConfigurationException.withMessage(
+                key,
+                "'" + key + "' names " + named + ", but hibernate-routing uses the connection "
+                        + "identifiers itself (\"primary\" and \"replica\") and cannot be combined with database multi-tenancy. "
+                        + "Remove '" + key + "', or remove 'hibernate.routing.replica_urls' to switch routing off");
+    }
 }

@@ -1,12 +1,11 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
-import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
-
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.session.StrategyResolver;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 
 /**
  * Decides which connection identifier a new session starts on: {@value Routing#PRIMARY} when the
@@ -14,30 +13,31 @@ import io.github.hibernaterouting.routing.internal.session.StrategyResolver;
  * has written; otherwise {@value Routing#REPLICA}, whose connections route statement by statement.
  */
 public final class RoutingTenantResolver implements CurrentTenantIdentifierResolver<String> {
-	private final Strategy defaultStrategy;
+    private final Strategy defaultStrategy;
 
-	/** For Hibernate, when the class is named in the settings; the default strategy is READ_AFTER_WRITE. */
-	public RoutingTenantResolver() {
-		this( Strategy.valueOf( RoutingSettings.DEFAULT_STRATEGY ) );
-	}
+    /** For Hibernate, when the class is named in the settings; the default strategy is READ_AFTER_WRITE. */
+    public RoutingTenantResolver() {
+        this(Strategy.valueOf(RoutingSettings.DEFAULT_STRATEGY));
+    }
 
-	RoutingTenantResolver(Strategy defaultStrategy) {
-		this.defaultStrategy = defaultStrategy;
-	}
+    RoutingTenantResolver(Strategy defaultStrategy) {
+        this.defaultStrategy = defaultStrategy;
+    }
 
-	@Override
-	public String resolveCurrentTenantIdentifier() {
-		final ScopeFrame scope = ScopeFrame.current();
-		final Strategy strategy = StrategyResolver.resolve( null, null, scope, false, defaultStrategy );
-		if ( strategy == Strategy.PRIMARY || strategy == Strategy.READ_AFTER_WRITE && scope != null && scope.hasWritten() ) {
-			return Routing.PRIMARY;
-		}
-		return Routing.REPLICA;
-	}
+    @Override
+    public String resolveCurrentTenantIdentifier() {
+        final ScopeFrame scope = ScopeFrame.current();
+        final Strategy strategy = StrategyResolver.resolve(null, null, scope, false, defaultStrategy);
+        if (strategy == Strategy.PRIMARY
+                || strategy == Strategy.READ_AFTER_WRITE && scope != null && scope.hasWritten()) {
+            return Routing.PRIMARY;
+        }
+        return Routing.REPLICA;
+    }
 
-	@Override
-	public boolean validateExistingCurrentSessions() {
-		// A contextual session stays usable when the scope changes; each statement is routed anyway.
-		return false;
-	}
+    @Override
+    public boolean validateExistingCurrentSessions() {
+        // A contextual session stays usable when the scope changes; each statement is routed anyway.
+        return false;
+    }
 }

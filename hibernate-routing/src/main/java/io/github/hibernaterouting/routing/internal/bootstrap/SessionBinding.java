@@ -1,11 +1,10 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
-import org.hibernate.SessionEventListener;
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
-
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 import io.github.hibernaterouting.routing.internal.jdbc.RoutingConnection;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
+import org.hibernate.SessionEventListener;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * The whole protocol that binds each routed connection to the routing state of the session that
@@ -23,70 +22,68 @@ import io.github.hibernaterouting.routing.internal.session.SessionRouting;
  * </ol>
  */
 final class SessionBinding {
-	/** What the current thread is in the middle of: a session announced, or a connection waiting for its session. */
-	private static final class Slot {
-		SessionRouting announced;
-		JdbcRouting announcedBy;
-		RoutingConnection parked;
-	}
+    /** What the current thread is in the middle of: a session announced, or a connection waiting for its session. */
+    private static final class Slot {
+        SessionRouting announced;
+        JdbcRouting announcedBy;
+        RoutingConnection parked;
+    }
 
-	private static final ThreadLocal<Slot> SLOT = ThreadLocal.withInitial( Slot::new );
+    private static final ThreadLocal<Slot> SLOT = ThreadLocal.withInitial(Slot::new);
 
-	private SessionBinding() {
-	}
+    private SessionBinding() {}
 
-	/** From the provider: binds {@code connection} to the announced session's state, or parks it until the monitor names its session. */
-	static RoutingConnection bind(RoutingConnection connection, JdbcRouting routing) {
-		final Slot slot = SLOT.get();
-		if ( slot.announced != null && slot.announcedBy == routing ) {
-			connection.attach( slot.announced );
-		}
-		else {
-			slot.parked = connection;
-		}
-		return connection;
-	}
+    /** From the provider: binds {@code connection} to the announced session's state, or parks it until the monitor names its session. */
+    static RoutingConnection bind(RoutingConnection connection, JdbcRouting routing) {
+        final Slot slot = SLOT.get();
+        if (slot.announced != null && slot.announcedBy == routing) {
+            connection.attach(slot.announced);
+        } else {
+            slot.parked = connection;
+        }
+        return connection;
+    }
 
-	/** From the event monitor: the acquisition for {@code session} completed; attach the parked connection, if any. */
-	static void acquired(SharedSessionContractImplementor session) {
-		final Slot slot = SLOT.get();
-		final RoutingConnection connection = slot.parked;
-		if ( connection == null ) {
-			return;
-		}
-		slot.parked = null;
-		if ( session != null ) {
-			final JdbcRouting routing = connection.routing();
-			final SessionRouting unit = routing.newSessionRouting( session );
-			session.getEventListenerManager().addListener( new Announcer( unit, routing ) );
-			connection.attach( unit );
-		}
-	}
+    /** From the event monitor: the acquisition for {@code session} completed; attach the parked connection, if any. */
+    static void acquired(SharedSessionContractImplementor session) {
+        final Slot slot = SLOT.get();
+        final RoutingConnection connection = slot.parked;
+        if (connection == null) {
+            return;
+        }
+        slot.parked = null;
+        if (session != null) {
+            final JdbcRouting routing = connection.routing();
+            final SessionRouting unit = routing.newSessionRouting(session);
+            session.getEventListenerManager().addListener(new Announcer(unit, routing));
+            connection.attach(unit);
+        }
+    }
 
-	/** Added to a session after its first routed connection: announces its routing state at every later acquisition. */
-	private static final class Announcer implements SessionEventListener {
-		private static final long serialVersionUID = 1L;
+    /** Added to a session after its first routed connection: announces its routing state at every later acquisition. */
+    private static final class Announcer implements SessionEventListener {
+        private static final long serialVersionUID = 1L;
 
-		private final transient SessionRouting unit;
-		private final transient JdbcRouting routing;
+        private final transient SessionRouting unit;
+        private final transient JdbcRouting routing;
 
-		Announcer(SessionRouting unit, JdbcRouting routing) {
-			this.unit = unit;
-			this.routing = routing;
-		}
+        Announcer(SessionRouting unit, JdbcRouting routing) {
+            this.unit = unit;
+            this.routing = routing;
+        }
 
-		@Override
-		public void jdbcConnectionAcquisitionStart() {
-			final Slot slot = SLOT.get();
-			slot.announced = unit;
-			slot.announcedBy = routing;
-		}
+        @Override
+        public void jdbcConnectionAcquisitionStart() {
+            final Slot slot = SLOT.get();
+            slot.announced = unit;
+            slot.announcedBy = routing;
+        }
 
-		@Override
-		public void jdbcConnectionAcquisitionEnd() {
-			final Slot slot = SLOT.get();
-			slot.announced = null;
-			slot.announcedBy = null;
-		}
-	}
+        @Override
+        public void jdbcConnectionAcquisitionEnd() {
+            final Slot slot = SLOT.get();
+            slot.announced = null;
+            slot.announcedBy = null;
+        }
+    }
 }

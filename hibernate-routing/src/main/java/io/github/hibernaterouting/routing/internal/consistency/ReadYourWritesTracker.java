@@ -1,8 +1,7 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
-import java.sql.SQLException;
-
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import java.sql.SQLException;
 
 /**
  * Read-your-writes bookkeeping of one persistence unit: the WAL position the current scope's reads
@@ -14,114 +13,113 @@ import io.github.hibernaterouting.routing.ConsistencyMarkerException;
  * Thread-safe.
  */
 public final class ReadYourWritesTracker implements AutoCloseable {
-	private final ActorStamps stamps;
+    private final ActorStamps stamps;
 
-	public ReadYourWritesTracker(ActorStamps stamps) {
-		this.stamps = stamps;
-	}
+    public ReadYourWritesTracker(ActorStamps stamps) {
+        this.stamps = stamps;
+    }
 
-	/**
-	 * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
-	 * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
-	 * a mutation pending. The actor is looked up once per scope.
-	 */
-	public long requiredPosition() {
-		final ScopeFrame scope = ScopeFrame.current();
-		if ( scope == null ) {
-			return Lsn.UNKNOWN;
-		}
-		long required = scope.minimum();
-		final String actor = scope.actor();
-		if ( actor != null ) {
-			final long stamp = scope.resolved( this, () -> stamps.minimumFor( actor ) );
-			if ( stamp == ActorStamps.PRIMARY_ONLY ) {
-				return ActorStamps.PRIMARY_ONLY;
-			}
-			required = Lsn.max( required, stamp );
-		}
-		return required;
-	}
+    /**
+     * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
+     * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
+     * a mutation pending. The actor is looked up once per scope.
+     */
+    public long requiredPosition() {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return Lsn.UNKNOWN;
+        }
+        long required = scope.minimum();
+        final String actor = scope.actor();
+        if (actor != null) {
+            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor));
+            if (stamp == ActorStamps.PRIMARY_ONLY) {
+                return ActorStamps.PRIMARY_ONLY;
+            }
+            required = Lsn.max(required, stamp);
+        }
+        return required;
+    }
 
-	/**
-	 * Before the first write of the current scope's actor: stores the shared mutation marker, once
-	 * per scope, so that other instances send the actor's reads to the primary until it commits.
-	 *
-	 * @throws ConsistencyMarkerException if the marker cannot be stored; nothing was written
-	 */
-	public void beforeWrite() {
-		if ( !stamps.redisEnabled() ) {
-			return;
-		}
-		final ScopeFrame scope = ScopeFrame.current();
-		final String actor = scope == null ? null : scope.actor();
-		if ( actor == null || scope.marked( this ) ) {
-			return;
-		}
-		beforeMutation( actor );
-	}
+    /**
+     * Before the first write of the current scope's actor: stores the shared mutation marker, once
+     * per scope, so that other instances send the actor's reads to the primary until it commits.
+     *
+     * @throws ConsistencyMarkerException if the marker cannot be stored; nothing was written
+     */
+    public void beforeWrite() {
+        if (!stamps.redisEnabled()) {
+            return;
+        }
+        final ScopeFrame scope = ScopeFrame.current();
+        final String actor = scope == null ? null : scope.actor();
+        if (actor == null || scope.marked(this)) {
+            return;
+        }
+        beforeMutation(actor);
+    }
 
-	/**
-	 * Stores {@code actor}'s pending-mutation marker.
-	 *
-	 * @throws ConsistencyMarkerException if Redis cannot be reached
-	 */
-	public void beforeMutation(String actor) {
-		try {
-			stamps.beforeMutation( actor );
-		}
-		catch (RedisMarker.Unavailable e) {
-			throw new ConsistencyMarkerException( e.getMessage(), e );
-		}
-		// Called from outside (the servlet filter) inside the actor's scope: the first write need not store it again.
-		final ScopeFrame scope = ScopeFrame.current();
-		if ( scope != null && actor.equals( scope.actor() ) ) {
-			scope.setMarked( this );
-		}
-	}
+    /**
+     * Stores {@code actor}'s pending-mutation marker.
+     *
+     * @throws ConsistencyMarkerException if Redis cannot be reached
+     */
+    public void beforeMutation(String actor) {
+        try {
+            stamps.beforeMutation(actor);
+        } catch (RedisMarker.Unavailable e) {
+            throw new ConsistencyMarkerException(e.getMessage(), e);
+        }
+        // Called from outside (the servlet filter) inside the actor's scope: the first write need not store it again.
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null && actor.equals(scope.actor())) {
+            scope.setMarked(this);
+        }
+    }
 
-	/** Whether anything would consume a commit's position: a scope to record it in, an actor to stamp. */
-	public boolean wantsCommitPosition() {
-		return ScopeFrame.current() != null;
-	}
+    /** Whether anything would consume a commit's position: a scope to record it in, an actor to stamp. */
+    public boolean wantsCommitPosition() {
+        return ScopeFrame.current() != null;
+    }
 
-	/** Records a committed write: in the current scopes (for the response token) and in the actor's stamp. */
-	public void committed(long lsn) {
-		final ScopeFrame scope = ScopeFrame.current();
-		if ( scope == null ) {
-			return;
-		}
-		scope.recordCommit( lsn );
-		scope.forgetResolved();
-		final String actor = scope.actor();
-		if ( actor != null ) {
-			stamps.advance( actor, lsn );
-		}
-	}
+    /** Records a committed write: in the current scopes (for the response token) and in the actor's stamp. */
+    public void committed(long lsn) {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return;
+        }
+        scope.recordCommit(lsn);
+        scope.forgetResolved();
+        final String actor = scope.actor();
+        if (actor != null) {
+            stamps.advance(actor, lsn);
+        }
+    }
 
-	/**
-	 * A write committed but its position could not be read: the scope counts as written and the
-	 * actor's reads on this instance go to the primary until its stamp expires from memory.
-	 */
-	public void commitPositionUnknown() {
-		final ScopeFrame scope = ScopeFrame.current();
-		if ( scope == null ) {
-			return;
-		}
-		scope.markWritten();
-		scope.forgetResolved();
-		final String actor = scope.actor();
-		if ( actor != null ) {
-			stamps.primaryOnly( actor );
-		}
-	}
+    /**
+     * A write committed but its position could not be read: the scope counts as written and the
+     * actor's reads on this instance go to the primary until its stamp expires from memory.
+     */
+    public void commitPositionUnknown() {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return;
+        }
+        scope.markWritten();
+        scope.forgetResolved();
+        final String actor = scope.actor();
+        if (actor != null) {
+            stamps.primaryOnly(actor);
+        }
+    }
 
-	/** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */
-	public long stampOf(String actor) throws SQLException {
-		return stamps.readFromPrimary( actor );
-	}
+    /** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */
+    public long stampOf(String actor) throws SQLException {
+        return stamps.readFromPrimary(actor);
+    }
 
-	@Override
-	public void close() {
-		stamps.close();
-	}
+    @Override
+    public void close() {
+        stamps.close();
+    }
 }

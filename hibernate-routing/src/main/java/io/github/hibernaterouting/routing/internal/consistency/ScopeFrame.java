@@ -1,9 +1,8 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
+import io.github.hibernaterouting.routing.Strategy;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-
-import io.github.hibernaterouting.routing.Strategy;
 
 /**
  * One open routing scope of a thread: what the public {@code RoutingScope} is a handle to, and the
@@ -16,164 +15,166 @@ import io.github.hibernaterouting.routing.Strategy;
  * belongs to the thread that opened it.
  */
 public final class ScopeFrame {
-	private static final ThreadLocal<ScopeFrame> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<ScopeFrame> CURRENT = new ThreadLocal<>();
 
-	private final ScopeFrame parent;
-	private final Strategy strategy;
-	private final String actor;
-	private final long minimum;
-	private final Thread owner;
-	private final Object handle;
-	private volatile boolean written;
-	private volatile long lastCommit = Lsn.UNKNOWN;
-	private boolean closed;
-	/** The persistence unit whose resolution of the actor's position {@link #resolvedMinimum} holds. */
-	private Object resolvedFor;
-	private long resolvedMinimum;
-	/** The persistence unit that stored this scope's actor's mutation marker, if one did. */
-	private Object markedFor;
+    private final ScopeFrame parent;
+    private final Strategy strategy;
+    private final String actor;
+    private final long minimum;
+    private final Thread owner;
+    private final Object handle;
+    private volatile boolean written;
+    private volatile long lastCommit = Lsn.UNKNOWN;
+    private boolean closed;
+    /** The persistence unit whose resolution of the actor's position {@link #resolvedMinimum} holds. */
+    private Object resolvedFor;
 
-	private ScopeFrame(ScopeFrame parent, Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
-		this.parent = parent;
-		this.strategy = strategy;
-		this.actor = actor;
-		this.minimum = minimum;
-		this.owner = Thread.currentThread();
-		this.handle = handle.apply( this );
-	}
+    private long resolvedMinimum;
+    /** The persistence unit that stored this scope's actor's mutation marker, if one did. */
+    private Object markedFor;
 
-	/**
-	 * Opens a frame on the current thread, nested in the current one if there is one.
-	 *
-	 * @param minimum a position reads in it must reflect, {@link Lsn#UNKNOWN} for none
-	 * @param handle makes the public handle of the frame
-	 */
-	public static ScopeFrame open(Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
-		final ScopeFrame frame = new ScopeFrame( CURRENT.get(), strategy, actor, minimum, handle );
-		CURRENT.set( frame );
-		return frame;
-	}
+    private ScopeFrame(
+            ScopeFrame parent, Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
+        this.parent = parent;
+        this.strategy = strategy;
+        this.actor = actor;
+        this.minimum = minimum;
+        this.owner = Thread.currentThread();
+        this.handle = handle.apply(this);
+    }
 
-	/** The innermost open frame of the current thread, or {@code null}. */
-	public static ScopeFrame current() {
-		return CURRENT.get();
-	}
+    /**
+     * Opens a frame on the current thread, nested in the current one if there is one.
+     *
+     * @param minimum a position reads in it must reflect, {@link Lsn#UNKNOWN} for none
+     * @param handle makes the public handle of the frame
+     */
+    public static ScopeFrame open(Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
+        final ScopeFrame frame = new ScopeFrame(CURRENT.get(), strategy, actor, minimum, handle);
+        CURRENT.set(frame);
+        return frame;
+    }
 
-	/** The public handle of this frame. */
-	public Object handle() {
-		return handle;
-	}
+    /** The innermost open frame of the current thread, or {@code null}. */
+    public static ScopeFrame current() {
+        return CURRENT.get();
+    }
 
-	/** The strategy the frame was opened with, or {@code null}. */
-	public Strategy strategy() {
-		return strategy;
-	}
+    /** The public handle of this frame. */
+    public Object handle() {
+        return handle;
+    }
 
-	/** The strategy of this frame or of the nearest enclosing one that names one; else {@code null}. */
-	public Strategy effectiveStrategy() {
-		for ( ScopeFrame frame = this; frame != null; frame = frame.parent ) {
-			if ( frame.strategy != null ) {
-				return frame.strategy;
-			}
-		}
-		return null;
-	}
+    /** The strategy the frame was opened with, or {@code null}. */
+    public Strategy strategy() {
+        return strategy;
+    }
 
-	/** The actor of this frame or of the nearest enclosing one that names one; else {@code null}. */
-	public String actor() {
-		for ( ScopeFrame frame = this; frame != null; frame = frame.parent ) {
-			if ( frame.actor != null ) {
-				return frame.actor;
-			}
-		}
-		return null;
-	}
+    /** The strategy of this frame or of the nearest enclosing one that names one; else {@code null}. */
+    public Strategy effectiveStrategy() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.strategy != null) {
+                return frame.strategy;
+            }
+        }
+        return null;
+    }
 
-	/** The latest minimum position given to this frame or an enclosing one; else {@link Lsn#UNKNOWN}. */
-	public long minimum() {
-		long latest = Lsn.UNKNOWN;
-		for ( ScopeFrame frame = this; frame != null; frame = frame.parent ) {
-			latest = Lsn.max( latest, frame.minimum );
-		}
-		return latest;
-	}
+    /** The actor of this frame or of the nearest enclosing one that names one; else {@code null}. */
+    public String actor() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.actor != null) {
+                return frame.actor;
+            }
+        }
+        return null;
+    }
 
-	/** The position of the latest commit of a write made in this frame or one nested in it; {@link Lsn#UNKNOWN} if none. */
-	public long lastCommit() {
-		return lastCommit;
-	}
+    /** The latest minimum position given to this frame or an enclosing one; else {@link Lsn#UNKNOWN}. */
+    public long minimum() {
+        long latest = Lsn.UNKNOWN;
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            latest = Lsn.max(latest, frame.minimum);
+        }
+        return latest;
+    }
 
-	/** Whether work in this frame, or a frame nested in it, wrote. */
-	public boolean hasWritten() {
-		return written;
-	}
+    /** The position of the latest commit of a write made in this frame or one nested in it; {@link Lsn#UNKNOWN} if none. */
+    public long lastCommit() {
+        return lastCommit;
+    }
 
-	/** Records that work in this frame wrote, here and in every enclosing frame. */
-	public void markWritten() {
-		for ( ScopeFrame frame = this; frame != null && !frame.written; frame = frame.parent ) {
-			frame.written = true;
-		}
-	}
+    /** Whether work in this frame, or a frame nested in it, wrote. */
+    public boolean hasWritten() {
+        return written;
+    }
 
-	/** Records a committed write's position here and in every enclosing frame. */
-	public void recordCommit(long position) {
-		for ( ScopeFrame frame = this; frame != null; frame = frame.parent ) {
-			frame.lastCommit = Lsn.max( frame.lastCommit, position );
-			frame.written = true;
-		}
-	}
+    /** Records that work in this frame wrote, here and in every enclosing frame. */
+    public void markWritten() {
+        for (ScopeFrame frame = this; frame != null && !frame.written; frame = frame.parent) {
+            frame.written = true;
+        }
+    }
 
-	/**
-	 * The actor's minimum position as resolved by one persistence unit, cached so that a frame looks
-	 * the actor up once; {@code resolver} identifies the persistence unit.
-	 */
-	public long resolved(Object resolver, LongSupplier lookup) {
-		if ( resolvedFor != resolver ) {
-			resolvedMinimum = lookup.getAsLong();
-			resolvedFor = resolver;
-		}
-		return resolvedMinimum;
-	}
+    /** Records a committed write's position here and in every enclosing frame. */
+    public void recordCommit(long position) {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            frame.lastCommit = Lsn.max(frame.lastCommit, position);
+            frame.written = true;
+        }
+    }
 
-	/** Forgets the cached actor position here and in every enclosing frame, after the actor wrote. */
-	public void forgetResolved() {
-		for ( ScopeFrame frame = this; frame != null; frame = frame.parent ) {
-			frame.resolvedFor = null;
-		}
-	}
+    /**
+     * The actor's minimum position as resolved by one persistence unit, cached so that a frame looks
+     * the actor up once; {@code resolver} identifies the persistence unit.
+     */
+    public long resolved(Object resolver, LongSupplier lookup) {
+        if (resolvedFor != resolver) {
+            resolvedMinimum = lookup.getAsLong();
+            resolvedFor = resolver;
+        }
+        return resolvedMinimum;
+    }
 
-	/** Whether the persistence unit {@code resolver} already stored the actor's mutation marker for this frame. */
-	public boolean marked(Object resolver) {
-		return markedFor == resolver;
-	}
+    /** Forgets the cached actor position here and in every enclosing frame, after the actor wrote. */
+    public void forgetResolved() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            frame.resolvedFor = null;
+        }
+    }
 
-	/** Records that {@code resolver} stored the actor's mutation marker for this frame. */
-	public void setMarked(Object resolver) {
-		markedFor = resolver;
-	}
+    /** Whether the persistence unit {@code resolver} already stored the actor's mutation marker for this frame. */
+    public boolean marked(Object resolver) {
+        return markedFor == resolver;
+    }
 
-	/**
-	 * Unbinds this frame from the thread, making its parent current again; closing twice does nothing.
-	 *
-	 * @throws IllegalStateException if called from another thread or while a nested frame is still open
-	 */
-	public void close() {
-		if ( closed ) {
-			return;
-		}
-		if ( Thread.currentThread() != owner ) {
-			throw new IllegalStateException( "A RoutingScope must be closed on the thread that opened it ("
-					+ owner.getName() + "), not on " + Thread.currentThread().getName() );
-		}
-		if ( CURRENT.get() != this ) {
-			throw new IllegalStateException( "RoutingScopes must be closed innermost first: a scope nested in this one is still open" );
-		}
-		closed = true;
-		if ( parent == null ) {
-			CURRENT.remove();
-		}
-		else {
-			CURRENT.set( parent );
-		}
-	}
+    /** Records that {@code resolver} stored the actor's mutation marker for this frame. */
+    public void setMarked(Object resolver) {
+        markedFor = resolver;
+    }
+
+    /**
+     * Unbinds this frame from the thread, making its parent current again; closing twice does nothing.
+     *
+     * @throws IllegalStateException if called from another thread or while a nested frame is still open
+     */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("A RoutingScope must be closed on the thread that opened it ("
+                    + owner.getName() + "), not on " + Thread.currentThread().getName());
+        }
+        if (CURRENT.get() != this) {
+            throw new IllegalStateException(
+                    "RoutingScopes must be closed innermost first: a scope nested in this one is still open");
+        }
+        closed = true;
+        if (parent == null) {
+            CURRENT.remove();
+        } else {
+            CURRENT.set(parent);
+        }
+    }
 }

@@ -14,47 +14,47 @@ import java.sql.Statement;
  * ({@code pg_last_wal_replay_lsn()}): what a read there can see.
  */
 public final class WalPositions {
-	/** Tagged so that server logs tell the gate's checks from the application's reads. */
-	private static final String REPLAY_SQL = "/* hibernate-routing lsn-gate */ select pg_last_wal_replay_lsn()::text";
-	private static final String INSERT_SQL = "select pg_current_wal_insert_lsn()::text";
-	private static final String WRITE_SQL = "select pg_current_wal_lsn()::text";
+    /** Tagged so that server logs tell the gate's checks from the application's reads. */
+    private static final String REPLAY_SQL = "/* hibernate-routing lsn-gate */ select pg_last_wal_replay_lsn()::text";
 
-	/**
-	 * The health check of a replica: whether it is in recovery, its replay position, whether it has
-	 * replayed all it received, seconds since it last replayed a transaction, and whether its
-	 * connections run at READ COMMITTED by default.
-	 */
-	public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
-			+ "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
-			+ "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
-			+ "current_setting('transaction_isolation') in ('read committed', 'read uncommitted')";
+    private static final String INSERT_SQL = "select pg_current_wal_insert_lsn()::text";
+    private static final String WRITE_SQL = "select pg_current_wal_lsn()::text";
 
-	private WalPositions() {
-	}
+    /**
+     * The health check of a replica: whether it is in recovery, its replay position, whether it has
+     * replayed all it received, seconds since it last replayed a transaction, and whether its
+     * connections run at READ COMMITTED by default.
+     */
+    public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
+            + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
+            + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
+            + "current_setting('transaction_isolation') in ('read committed', 'read uncommitted')";
 
-	/** The primary's WAL insert position on {@code connection}: never behind any commit that has returned. */
-	public static long insertPosition(Connection connection) throws SQLException {
-		return single( connection, INSERT_SQL, 0 );
-	}
+    private WalPositions() {}
 
-	/** The primary's WAL write position, for the health check's byte lag, with a query timeout. */
-	public static long writePosition(Connection connection, int queryTimeoutSeconds) throws SQLException {
-		return single( connection, WRITE_SQL, queryTimeoutSeconds );
-	}
+    /** The primary's WAL insert position on {@code connection}: never behind any commit that has returned. */
+    public static long insertPosition(Connection connection) throws SQLException {
+        return single(connection, INSERT_SQL, 0);
+    }
 
-	/** How far a replica has replayed, {@link Lsn#UNKNOWN} if it is not a standby. */
-	public static long replayPosition(Connection connection) throws SQLException {
-		return single( connection, REPLAY_SQL, 0 );
-	}
+    /** The primary's WAL write position, for the health check's byte lag, with a query timeout. */
+    public static long writePosition(Connection connection, int queryTimeoutSeconds) throws SQLException {
+        return single(connection, WRITE_SQL, queryTimeoutSeconds);
+    }
 
-	private static long single(Connection connection, String sql, int queryTimeoutSeconds) throws SQLException {
-		try (Statement statement = connection.createStatement()) {
-			if ( queryTimeoutSeconds > 0 ) {
-				statement.setQueryTimeout( queryTimeoutSeconds );
-			}
-			try (ResultSet rs = statement.executeQuery( sql )) {
-				return rs.next() ? Lsn.parse( rs.getString( 1 ) ) : Lsn.UNKNOWN;
-			}
-		}
-	}
+    /** How far a replica has replayed, {@link Lsn#UNKNOWN} if it is not a standby. */
+    public static long replayPosition(Connection connection) throws SQLException {
+        return single(connection, REPLAY_SQL, 0);
+    }
+
+    private static long single(Connection connection, String sql, int queryTimeoutSeconds) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            if (queryTimeoutSeconds > 0) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+            }
+            try (ResultSet rs = statement.executeQuery(sql)) {
+                return rs.next() ? Lsn.parse(rs.getString(1)) : Lsn.UNKNOWN;
+            }
+        }
+    }
 }

@@ -1,9 +1,5 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import javax.sql.DataSource;
-
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
-
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
@@ -12,6 +8,8 @@ import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import javax.sql.DataSource;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * Makes the routed connections of one persistence unit, each with what it needs: where physical
@@ -19,79 +17,90 @@ import io.github.hibernaterouting.routing.sql.SqlClassifier;
  * Immutable and thread-safe.
  */
 public final class JdbcRouting {
-	/**
-	 * Makes a replica connection read-only for every transaction on it: run once on each new replica
-	 * connection, and again on one that a carried setting may have made writable.
-	 */
-	public static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+    /**
+     * Makes a replica connection read-only for every transaction on it: run once on each new replica
+     * connection, and again on one that a carried setting may have made writable.
+     */
+    public static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
 
-	private final SqlClassifier classifier;
-	private final DataSource primary;
-	private final ReplicaSet replicas;
-	private final ReplicaFailure replicaFailure;
-	private final long lsnWaitNanos;
-	private final boolean transactionsOnPrimary;
-	private final Strategy defaultStrategy;
-	private final RoutingMetrics metrics;
-	private final ReadYourWritesTracker tracker;
-	private final WritePolicy writes;
-	private final CommitCapture commits;
+    private final SqlClassifier classifier;
+    private final DataSource primary;
+    private final ReplicaSet replicas;
+    private final ReplicaFailure replicaFailure;
+    private final long lsnWaitNanos;
+    private final boolean transactionsOnPrimary;
+    private final Strategy defaultStrategy;
+    private final RoutingMetrics metrics;
+    private final ReadYourWritesTracker tracker;
+    private final WritePolicy writes;
+    private final CommitCapture commits;
 
-	/**
-	 * @param primary where primary connections come from
-	 * @param lsnWaitNanos how long a read waits for a replica to reach the position it needs
-	 * @param transactionsOnPrimary {@code transactions=PRIMARY}: read-write transactions run on the primary from {@code begin}
-	 * @param defaultStrategy the persistence-unit default
-	 */
-	public JdbcRouting(SqlClassifier classifier, DataSource primary, ReplicaSet replicas, ReplicaFailure replicaFailure,
-			long lsnWaitNanos, boolean transactionsOnPrimary, Strategy defaultStrategy, RoutingMetrics metrics,
-			ReadYourWritesTracker tracker, WritePolicy writes) {
-		this.classifier = classifier;
-		this.primary = primary;
-		this.replicas = replicas;
-		this.replicaFailure = replicaFailure;
-		this.lsnWaitNanos = lsnWaitNanos;
-		this.transactionsOnPrimary = transactionsOnPrimary;
-		this.defaultStrategy = defaultStrategy;
-		this.metrics = metrics;
-		this.tracker = tracker;
-		this.writes = writes;
-		this.commits = new CommitCapture( tracker );
-	}
+    /**
+     * @param primary where primary connections come from
+     * @param lsnWaitNanos how long a read waits for a replica to reach the position it needs
+     * @param transactionsOnPrimary {@code transactions=PRIMARY}: read-write transactions run on the primary from {@code begin}
+     * @param defaultStrategy the persistence-unit default
+     */
+    public JdbcRouting(
+            SqlClassifier classifier,
+            DataSource primary,
+            ReplicaSet replicas,
+            ReplicaFailure replicaFailure,
+            long lsnWaitNanos,
+            boolean transactionsOnPrimary,
+            Strategy defaultStrategy,
+            RoutingMetrics metrics,
+            ReadYourWritesTracker tracker,
+            WritePolicy writes) {
+        this.classifier = classifier;
+        this.primary = primary;
+        this.replicas = replicas;
+        this.replicaFailure = replicaFailure;
+        this.lsnWaitNanos = lsnWaitNanos;
+        this.transactionsOnPrimary = transactionsOnPrimary;
+        this.defaultStrategy = defaultStrategy;
+        this.metrics = metrics;
+        this.tracker = tracker;
+        this.writes = writes;
+        this.commits = new CommitCapture(tracker);
+    }
 
-	/**
-	 * A new routed connection, bound to no physical connection yet.
-	 *
-	 * @param primaryTenant opened with the {@code "primary"} connection identifier
-	 * @param readOnly for a Hibernate read-only session
-	 */
-	public RoutingConnection connection(boolean primaryTenant, boolean readOnly) {
-		return new RoutingConnection( this, new PhysicalConnections( primary, replicas, replicaFailure, lsnWaitNanos, metrics ),
-				primaryTenant, readOnly );
-	}
+    /**
+     * A new routed connection, bound to no physical connection yet.
+     *
+     * @param primaryTenant opened with the {@code "primary"} connection identifier
+     * @param readOnly for a Hibernate read-only session
+     */
+    public RoutingConnection connection(boolean primaryTenant, boolean readOnly) {
+        return new RoutingConnection(
+                this,
+                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics),
+                primaryTenant,
+                readOnly);
+    }
 
-	/** The routing state of a new unit of work; {@code session} may be {@code null} for a connection used without one. */
-	public SessionRouting newSessionRouting(SharedSessionContractImplementor session) {
-		return new SessionRouting( defaultStrategy, metrics, session );
-	}
+    /** The routing state of a new unit of work; {@code session} may be {@code null} for a connection used without one. */
+    public SessionRouting newSessionRouting(SharedSessionContractImplementor session) {
+        return new SessionRouting(defaultStrategy, metrics, session);
+    }
 
-	SqlClassifier classifier() {
-		return classifier;
-	}
+    SqlClassifier classifier() {
+        return classifier;
+    }
 
-	boolean transactionsOnPrimary() {
-		return transactionsOnPrimary;
-	}
+    boolean transactionsOnPrimary() {
+        return transactionsOnPrimary;
+    }
 
-	ReadYourWritesTracker tracker() {
-		return tracker;
-	}
+    ReadYourWritesTracker tracker() {
+        return tracker;
+    }
 
-	WritePolicy writes() {
-		return writes;
-	}
+    WritePolicy writes() {
+        return writes;
+    }
 
-	CommitCapture commits() {
-		return commits;
-	}
+    CommitCapture commits() {
+        return commits;
+    }
 }

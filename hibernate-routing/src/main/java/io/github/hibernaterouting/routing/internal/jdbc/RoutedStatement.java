@@ -1,11 +1,10 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import io.github.hibernaterouting.routing.sql.Classification;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-
-import io.github.hibernaterouting.routing.sql.Classification;
 
 /**
  * A prepared statement of a routed connection, for the statements whose running the connection
@@ -21,69 +20,74 @@ import io.github.hibernaterouting.routing.sql.Classification;
  * holding a statement cannot bypass routing.
  */
 final class RoutedStatement extends ForwardingPreparedStatement {
-	private final Connection routed;
-	private final PhysicalConnections physicals;
-	private final Connection physical;
-	/** The SQL of this statement if it is a {@code SET} or {@code RESET}, else {@code null}. */
-	private final String setting;
-	/** Its classification, with the setting's scope and name. */
-	private final Classification settingClassification;
+    private final Connection routed;
+    private final PhysicalConnections physicals;
+    private final Connection physical;
+    /** The SQL of this statement if it is a {@code SET} or {@code RESET}, else {@code null}. */
+    private final String setting;
+    /** Its classification, with the setting's scope and name. */
+    private final Classification settingClassification;
 
-	RoutedStatement(PreparedStatement statement, Connection routed, PhysicalConnections physicals, Connection physical, String setting,
-			Classification settingClassification) {
-		super( statement );
-		this.routed = routed;
-		this.physicals = physicals;
-		this.physical = physical;
-		this.setting = setting;
-		this.settingClassification = settingClassification;
-	}
+    RoutedStatement(
+            PreparedStatement statement,
+            Connection routed,
+            PhysicalConnections physicals,
+            Connection physical,
+            String setting,
+            Classification settingClassification) {
+        super(statement);
+        this.routed = routed;
+        this.physicals = physicals;
+        this.physical = physical;
+        this.setting = setting;
+        this.settingClassification = settingClassification;
+    }
 
-	/** After the statement ran without an error: a setting is recorded to be carried over. */
-	private void ran() {
-		if ( setting != null ) {
-			physicals.settingRan( physical, setting, settingClassification );
-		}
-	}
+    /** After the statement ran without an error: a setting is recorded to be carried over. */
+    private void ran() {
+        if (setting != null) {
+            physicals.settingRan(physical, setting, settingClassification);
+        }
+    }
 
-	@Override
-	public Connection getConnection() {
-		return routed;
-	}
+    @Override
+    public Connection getConnection() {
+        return routed;
+    }
 
-	@Override
-	public void setFetchSize(int rows) throws SQLException {
-		if ( rows > 0 ) {
-			physicals.replicaCursorWanted( physical );
-		}
-		delegate.setFetchSize( rows );
-	}
+    @Override
+    public void setFetchSize(int rows) throws SQLException {
+        if (rows > 0) {
+            physicals.replicaCursorWanted(physical);
+        }
+        delegate.setFetchSize(rows);
+    }
 
-	@Override
-	public boolean execute() throws SQLException {
-		final boolean result = delegate.execute();
-		ran();
-		return result;
-	}
+    @Override
+    public boolean execute() throws SQLException {
+        final boolean result = delegate.execute();
+        ran();
+        return result;
+    }
 
-	@Override
-	public ResultSet executeQuery() throws SQLException {
-		final ResultSet result = delegate.executeQuery();
-		ran();
-		return result;
-	}
+    @Override
+    public ResultSet executeQuery() throws SQLException {
+        final ResultSet result = delegate.executeQuery();
+        ran();
+        return result;
+    }
 
-	@Override
-	public int executeUpdate() throws SQLException {
-		final int result = delegate.executeUpdate();
-		ran();
-		return result;
-	}
+    @Override
+    public int executeUpdate() throws SQLException {
+        final int result = delegate.executeUpdate();
+        ran();
+        return result;
+    }
 
-	@Override
-	public long executeLargeUpdate() throws SQLException {
-		final long result = delegate.executeLargeUpdate();
-		ran();
-		return result;
-	}
+    @Override
+    public long executeLargeUpdate() throws SQLException {
+        final long result = delegate.executeLargeUpdate();
+        ran();
+        return result;
+    }
 }

@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import io.github.hibernaterouting.routing.internal.session.SessionRouting;
+import io.github.hibernaterouting.routing.internal.session.StatementRouter;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,18 +12,8 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.concurrent.Executor;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.consistency.Lsn;
-import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
-import io.github.hibernaterouting.routing.internal.session.Route;
-import io.github.hibernaterouting.routing.internal.session.SessionRouting;
-import io.github.hibernaterouting.routing.internal.session.StatementRouter;
-import io.github.hibernaterouting.routing.sql.Classification;
-import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
 
 /**
  * The connection a Hibernate session gets: it binds physical connections lazily, statement by
@@ -38,381 +30,319 @@ import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
  * <p>Not thread-safe, like the session that uses it.
  */
 public final class RoutingConnection extends ForwardingConnection implements SessionRouting.Routed {
-	private static final Logger LOG = LoggerFactory.getLogger( RoutingConnection.class );
+    private static final Logger LOG = LoggerFactory.getLogger(RoutingConnection.class);
 
-	private final JdbcRouting routing;
-	private final boolean primaryTenant;
-	private final boolean readOnlySession;
-	private final PhysicalConnections physicals;
-	private final LogicalTransaction transaction;
-	private SessionRouting unit;
-	/** The session property was read since the last statement: a transaction begun now need not read it again. */
-	private boolean strategyFresh;
-	/** The SQL of the statement {@link #route} just routed if it is a setting, for {@link #prepared} to watch; else null. */
-	private String routedSetting;
-	private Classification routedSettingClassification;
-	private boolean closed;
+    private final JdbcRouting routing;
+    private final boolean readOnlySession;
+    private final PhysicalConnections physicals;
+    private final LogicalTransaction transaction;
+    private final UnitOfWorkRouter router;
+    private boolean closed;
 
-	RoutingConnection(JdbcRouting routing, PhysicalConnections physicals, boolean primaryTenant, boolean readOnlySession) {
-		this.routing = routing;
-		this.physicals = physicals;
-		this.transaction = new LogicalTransaction( physicals, routing.commits() );
-		this.primaryTenant = primaryTenant;
-		this.readOnlySession = readOnlySession;
-		physicals.readOnly = readOnlySession;
-	}
+    RoutingConnection(
+            JdbcRouting routing, PhysicalConnections physicals, boolean primaryTenant, boolean readOnlySession) {
+        this.routing = routing;
+        this.physicals = physicals;
+        this.transaction = new LogicalTransaction(physicals, routing.commits());
+        this.router = new UnitOfWorkRouter(routing, physicals, transaction, primaryTenant);
+        this.readOnlySession = readOnlySession;
+        physicals.readOnly = readOnlySession;
+    }
 
-	/** Binds this connection to its session's routing state; called right after Hibernate acquired it. */
-	public void attach(SessionRouting sessionRouting) {
-		unit = sessionRouting;
-		unit.primaryTenant( primaryTenant );
-		unit.refreshSessionStrategy();
-		strategyFresh = true;
-	}
+    /** Binds this connection to its session's routing state; called right after Hibernate acquired it. */
+    public void attach(SessionRouting sessionRouting) {
+        router.attach(sessionRouting);
+    }
 
-	/** The persistence unit's routing this connection belongs to. */
-	public JdbcRouting routing() {
-		return routing;
-	}
+    /** The persistence unit's routing this connection belongs to. */
+    public JdbcRouting routing() {
+        return routing;
+    }
 
-	@Override
-	public SessionRouting sessionRouting() {
-		return unit;
-	}
+    @Override
+    public SessionRouting sessionRouting() {
+        return router.sessionRouting();
+    }
 
-	private SessionRouting unit() {
-		if ( unit == null ) {
-			// Not acquired through a Hibernate session (or the event monitor is not ours): route with
-			// state of our own; escalation then lasts as long as this connection.
-			unit = routing.newSessionRouting( null );
-			unit.primaryTenant( primaryTenant );
-		}
-		return unit;
-	}
+    /** The physical connection that must run {@code sql}. */
+    private Connection route(String sql) throws SQLException {
+        checkOpen();
+        return router.route(sql);
+    }
 
-	// ---- routing --------------------------------------------------------------------------------
+    /** Raw JDBC whose SQL is not known up front goes to the primary and counts as a write. */
+    private Connection forRawJdbc(String what) throws SQLException {
+        checkOpen();
+        return router.rawJdbc(what);
+    }
 
-	/** The physical connection that must run {@code sql}. */
-	private Connection route(String sql) throws SQLException {
-		checkOpen();
-		final SessionRouting unit = unit();
-		strategyFresh = false;
-		final Classification classification = routing.classifier().classify( sql );
-		if ( classification.settingScope() != SettingScope.NONE ) {
-			routedSetting = sql;
-			routedSettingClassification = classification;
-		}
-		else {
-			routedSetting = null;
-		}
-		final Strategy strategy = unit.strategy( classification.routingHint() );
-		final boolean inTransaction = !physicals.autoCommit;
-		final Route route = StatementRouter.route( classification, strategy, unit, inTransaction && physicals.primary != null,
-				inTransaction && !physicals.readOnly && routing.transactionsOnPrimary() );
-		return switch ( route ) {
-			case WRITE -> {
-				routing.writes().beforeWrite( unit, strategy, classification );
-				yield wrote( unit, RouteReason.WRITE );
-			}
-			case TRANSACTION, STRATEGY, FORCED, ESCALATED -> physicals.usePrimary( unit, route.reason() );
-			case REPLICA_ONLY -> physicals.useReplica( unit, true, route.reason(), Lsn.UNKNOWN );
-			case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica( unit, false, route.reason(), Lsn.UNKNOWN );
-			case FRESH_READ -> physicals.useReplica( unit, false, route.reason(),
-					physicals.replica != null ? Lsn.UNKNOWN : routing.tracker().requiredPosition() );
-		};
-	}
+    private PreparedStatement prepared(Connection target, PreparedStatement statement) throws SQLException {
+        return router.prepared(this, target, statement);
+    }
 
-	/** After the write policy let a write through: the primary, and remember to capture the commit. */
-	private Connection wrote(SessionRouting unit, RouteReason reason) throws SQLException {
-		transaction.wrote();
-		return physicals.usePrimary( unit, reason );
-	}
+    private void checkOpen() throws SQLException {
+        if (closed) {
+            throw new SQLException("Connection is closed", "08003");
+        }
+    }
 
-	/** Raw JDBC whose SQL is not known up front goes to the primary and counts as a write. */
-	private Connection forRawJdbc(String what) throws SQLException {
-		checkOpen();
-		final SessionRouting unit = unit();
-		routing.writes().beforeWrite( unit, unit.strategy( null ), RouteReason.RAW_JDBC, "use " + what + ", whose SQL cannot be checked before it runs" );
-		return wrote( unit, RouteReason.RAW_JDBC );
-	}
+    @Override
+    protected Connection delegate() throws SQLException {
+        checkOpen();
+        return physicals.any();
+    }
 
-	/** {@code statement} as prepared on {@code target}, watched if it is a setting or if a fetch size could need a cursor. */
-	private PreparedStatement prepared(Connection target, PreparedStatement statement) throws SQLException {
-		final String setting = routedSetting;
-		if ( setting != null ) {
-			routedSetting = null;
-			if ( target == physicals.replica ) {
-				// Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
-				// rollback (SET), so the replica needs a transaction of its own for it.
-				physicals.replicaTransactionWanted();
-			}
-			return new RoutedStatement( statement, this, physicals, target, setting, routedSettingClassification );
-		}
-		return physicals.cursorMayNeedTransaction( target )
-				? new RoutedStatement( statement, this, physicals, target, null, null )
-				: statement;
-	}
+    // ---- statements -----------------------------------------------------------------------------
 
-	private void checkOpen() throws SQLException {
-		if ( closed ) {
-			throw new SQLException( "Connection is closed", "08003" );
-		}
-	}
+    @Override
+    public PreparedStatement prepareStatement(String sql) throws SQLException {
+        final Connection target = route(sql);
+        return prepared(target, target.prepareStatement(sql));
+    }
 
-	@Override
-	protected Connection delegate() throws SQLException {
-		checkOpen();
-		return physicals.any();
-	}
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        final Connection target = route(sql);
+        return prepared(target, target.prepareStatement(sql, resultSetType, resultSetConcurrency));
+    }
 
-	// ---- statements -----------------------------------------------------------------------------
+    @Override
+    public PreparedStatement prepareStatement(
+            String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+        final Connection target = route(sql);
+        return prepared(
+                target, target.prepareStatement(sql, resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql) throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql ) );
-	}
+    @Override
+    public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+        final Connection target = route(sql);
+        return prepared(target, target.prepareStatement(sql, autoGeneratedKeys));
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql, resultSetType, resultSetConcurrency ) );
-	}
+    @Override
+    public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+        final Connection target = route(sql);
+        return prepared(target, target.prepareStatement(sql, columnIndexes));
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
-			throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql, resultSetType, resultSetConcurrency, resultSetHoldability ) );
-	}
+    @Override
+    public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+        final Connection target = route(sql);
+        return prepared(target, target.prepareStatement(sql, columnNames));
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql, autoGeneratedKeys ) );
-	}
+    @Override
+    public Statement createStatement() throws SQLException {
+        return forRawJdbc("a plain JDBC Statement").createStatement();
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql, columnIndexes ) );
-	}
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
+        return forRawJdbc("a plain JDBC Statement").createStatement(resultSetType, resultSetConcurrency);
+    }
 
-	@Override
-	public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-		final Connection target = route( sql );
-		return prepared( target, target.prepareStatement( sql, columnNames ) );
-	}
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+            throws SQLException {
+        return forRawJdbc("a plain JDBC Statement")
+                .createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
+    }
 
-	@Override
-	public Statement createStatement() throws SQLException {
-		return forRawJdbc( "a plain JDBC Statement" ).createStatement();
-	}
+    @Override
+    public CallableStatement prepareCall(String sql) throws SQLException {
+        return forRawJdbc("a CallableStatement").prepareCall(sql);
+    }
 
-	@Override
-	public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-		return forRawJdbc( "a plain JDBC Statement" ).createStatement( resultSetType, resultSetConcurrency );
-	}
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
+        return forRawJdbc("a CallableStatement").prepareCall(sql, resultSetType, resultSetConcurrency);
+    }
 
-	@Override
-	public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
-		return forRawJdbc( "a plain JDBC Statement" ).createStatement( resultSetType, resultSetConcurrency, resultSetHoldability );
-	}
+    @Override
+    public CallableStatement prepareCall(
+            String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+        return forRawJdbc("a CallableStatement")
+                .prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
+    }
 
-	@Override
-	public CallableStatement prepareCall(String sql) throws SQLException {
-		return forRawJdbc( "a CallableStatement" ).prepareCall( sql );
-	}
+    // ---- transactions ---------------------------------------------------------------------------
 
-	@Override
-	public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-		return forRawJdbc( "a CallableStatement" ).prepareCall( sql, resultSetType, resultSetConcurrency );
-	}
+    @Override
+    public void setAutoCommit(boolean autoCommit) throws SQLException {
+        checkOpen();
+        if (physicals.autoCommit == autoCommit) {
+            return;
+        }
+        if (autoCommit) {
+            transaction.autoCommitOn();
+            return;
+        }
+        transaction.begin();
+        router.transactionBegun();
+    }
 
-	@Override
-	public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
-			throws SQLException {
-		return forRawJdbc( "a CallableStatement" ).prepareCall( sql, resultSetType, resultSetConcurrency, resultSetHoldability );
-	}
+    @Override
+    public boolean getAutoCommit() throws SQLException {
+        checkOpen();
+        return physicals.autoCommit;
+    }
 
-	// ---- transactions ---------------------------------------------------------------------------
+    @Override
+    public void commit() throws SQLException {
+        checkOpen();
+        transaction.commit();
+    }
 
-	@Override
-	public void setAutoCommit(boolean autoCommit) throws SQLException {
-		checkOpen();
-		if ( physicals.autoCommit == autoCommit ) {
-			return;
-		}
-		if ( autoCommit ) {
-			transaction.autoCommitOn();
-			return;
-		}
-		transaction.begin();
-		if ( !strategyFresh ) {
-			unit().refreshSessionStrategy();
-			strategyFresh = true;
-		}
-	}
+    @Override
+    public void rollback() throws SQLException {
+        checkOpen();
+        transaction.rollback();
+    }
 
-	@Override
-	public boolean getAutoCommit() throws SQLException {
-		checkOpen();
-		return physicals.autoCommit;
-	}
+    @Override
+    public Savepoint setSavepoint() throws SQLException {
+        return forRawJdbc("a savepoint").setSavepoint();
+    }
 
-	@Override
-	public void commit() throws SQLException {
-		checkOpen();
-		transaction.commit();
-	}
+    @Override
+    public Savepoint setSavepoint(String name) throws SQLException {
+        return forRawJdbc("a savepoint").setSavepoint(name);
+    }
 
-	@Override
-	public void rollback() throws SQLException {
-		checkOpen();
-		transaction.rollback();
-	}
+    @Override
+    public void rollback(Savepoint savepoint) throws SQLException {
+        forRawJdbc("a savepoint").rollback(savepoint);
+    }
 
-	@Override
-	public Savepoint setSavepoint() throws SQLException {
-		return forRawJdbc( "a savepoint" ).setSavepoint();
-	}
+    @Override
+    public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        forRawJdbc("a savepoint").releaseSavepoint(savepoint);
+    }
 
-	@Override
-	public Savepoint setSavepoint(String name) throws SQLException {
-		return forRawJdbc( "a savepoint" ).setSavepoint( name );
-	}
+    @Override
+    public void close() throws SQLException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        // HikariCP rolls back a connection returned with an open transaction.
+        transaction.release();
+    }
 
-	@Override
-	public void rollback(Savepoint savepoint) throws SQLException {
-		forRawJdbc( "a savepoint" ).rollback( savepoint );
-	}
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
 
-	@Override
-	public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-		forRawJdbc( "a savepoint" ).releaseSavepoint( savepoint );
-	}
+    @Override
+    public void abort(Executor executor) throws SQLException {
+        closed = true;
+        physicals.abort(executor);
+    }
 
-	@Override
-	public void close() throws SQLException {
-		if ( closed ) {
-			return;
-		}
-		closed = true;
-		// HikariCP rolls back a connection returned with an open transaction.
-		transaction.release();
-	}
+    // ---- connection state -----------------------------------------------------------------------
 
-	@Override
-	public boolean isClosed() {
-		return closed;
-	}
+    @Override
+    public void setReadOnly(boolean readOnly) throws SQLException {
+        checkOpen();
+        physicals.readOnly(readOnly || readOnlySession);
+    }
 
-	@Override
-	public void abort(Executor executor) throws SQLException {
-		closed = true;
-		physicals.abort( executor );
-	}
+    @Override
+    public boolean isReadOnly() throws SQLException {
+        checkOpen();
+        return physicals.readOnly;
+    }
 
-	// ---- connection state -----------------------------------------------------------------------
+    @Override
+    public void setTransactionIsolation(int level) throws SQLException {
+        checkOpen();
+        physicals.isolation(level);
+    }
 
-	@Override
-	public void setReadOnly(boolean readOnly) throws SQLException {
-		checkOpen();
-		physicals.readOnly( readOnly || readOnlySession );
-	}
+    @Override
+    public int getTransactionIsolation() throws SQLException {
+        checkOpen();
+        return physicals.isolation != null
+                ? physicals.isolation
+                : physicals.last != null ? physicals.last.getTransactionIsolation() : TRANSACTION_READ_COMMITTED;
+    }
 
-	@Override
-	public boolean isReadOnly() throws SQLException {
-		checkOpen();
-		return physicals.readOnly;
-	}
+    @Override
+    public void setSchema(String schema) throws SQLException {
+        checkOpen();
+        physicals.schema(schema);
+    }
 
-	@Override
-	public void setTransactionIsolation(int level) throws SQLException {
-		checkOpen();
-		physicals.isolation( level );
-	}
+    @Override
+    public String getSchema() throws SQLException {
+        return physicals.schema != null ? physicals.schema : delegate().getSchema();
+    }
 
-	@Override
-	public int getTransactionIsolation() throws SQLException {
-		checkOpen();
-		return physicals.isolation != null ? physicals.isolation
-				: physicals.last != null ? physicals.last.getTransactionIsolation() : TRANSACTION_READ_COMMITTED;
-	}
+    @Override
+    public void setCatalog(String catalog) throws SQLException {
+        // PostgreSQL has no catalog switching; pgjdbc ignores this too.
+        checkOpen();
+    }
 
-	@Override
-	public void setSchema(String schema) throws SQLException {
-		checkOpen();
-		physicals.schema( schema );
-	}
+    @Override
+    public SQLWarning getWarnings() throws SQLException {
+        checkOpen();
+        return physicals.last != null ? physicals.last.getWarnings() : null;
+    }
 
-	@Override
-	public String getSchema() throws SQLException {
-		return physicals.schema != null ? physicals.schema : delegate().getSchema();
-	}
+    @Override
+    public void clearWarnings() throws SQLException {
+        checkOpen();
+        if (physicals.last != null) {
+            physicals.last.clearWarnings();
+        }
+    }
 
-	@Override
-	public void setCatalog(String catalog) throws SQLException {
-		// PostgreSQL has no catalog switching; pgjdbc ignores this too.
-		checkOpen();
-	}
+    @Override
+    public boolean isValid(int timeout) throws SQLException {
+        return !closed && (physicals.last == null || physicals.last.isValid(timeout));
+    }
 
-	@Override
-	public SQLWarning getWarnings() throws SQLException {
-		checkOpen();
-		return physicals.last != null ? physicals.last.getWarnings() : null;
-	}
+    @Override
+    public void setClientInfo(String name, String value) throws SQLClientInfoException {
+        // Client info is connection state that would not follow a statement to another server.
+        LOG.debug("Ignoring client info {} on a routed connection", name);
+    }
 
-	@Override
-	public void clearWarnings() throws SQLException {
-		checkOpen();
-		if ( physicals.last != null ) {
-			physicals.last.clearWarnings();
-		}
-	}
+    @Override
+    public void setClientInfo(Properties properties) throws SQLClientInfoException {
+        LOG.debug("Ignoring client info on a routed connection");
+    }
 
-	@Override
-	public boolean isValid(int timeout) throws SQLException {
-		return !closed && ( physicals.last == null || physicals.last.isValid( timeout ) );
-	}
+    @Override
+    public String getClientInfo(String name) {
+        return null;
+    }
 
-	@Override
-	public void setClientInfo(String name, String value) throws SQLClientInfoException {
-		// Client info is connection state that would not follow a statement to another server.
-		LOG.debug( "Ignoring client info {} on a routed connection", name );
-	}
+    @Override
+    public Properties getClientInfo() {
+        return new Properties();
+    }
 
-	@Override
-	public void setClientInfo(Properties properties) throws SQLClientInfoException {
-		LOG.debug( "Ignoring client info on a routed connection" );
-	}
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        // Driver-specific APIs (COPY, large objects, notifications) may write: the primary.
+        return forRawJdbc("the driver's own API (" + type.getSimpleName() + ")").unwrap(type);
+    }
 
-	@Override
-	public String getClientInfo(String name) {
-		return null;
-	}
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return type.isInstance(this) || delegate().isWrapperFor(type);
+    }
 
-	@Override
-	public Properties getClientInfo() {
-		return new Properties();
-	}
-
-	@Override
-	public <T> T unwrap(Class<T> type) throws SQLException {
-		if ( type.isInstance( this ) ) {
-			return type.cast( this );
-		}
-		// Driver-specific APIs (COPY, large objects, notifications) may write: the primary.
-		return forRawJdbc( "the driver's own API (" + type.getSimpleName() + ")" ).unwrap( type );
-	}
-
-	@Override
-	public boolean isWrapperFor(Class<?> type) throws SQLException {
-		return type.isInstance( this ) || delegate().isWrapperFor( type );
-	}
-
-	@Override
-	public String toString() {
-		return "RoutingConnection[" + physicals.describeLast() + "]";
-	}
+    @Override
+    public String toString() {
+        return "RoutingConnection[" + physicals.describeLast() + "]";
+    }
 }

@@ -2,38 +2,38 @@ package io.github.hibernaterouting.routing.internal.metrics;
 
 /** Why a statement went where it went; {@link #tag} is the {@code reason} tag of the meters. */
 public enum RouteReason {
-	/** A read on a replica, the normal case. */
-	READ( "read" ),
-	/** A read on a replica after this unit of work wrote, allowed by {@code STALE_READ}. */
-	STALE_READ( "stale-read" ),
-	/** The statement is not provably read-only. */
-	WRITE( "write" ),
-	/** A read on the primary because this unit of work, or its scope, wrote earlier. */
-	ESCALATED( "escalated" ),
-	/** A read on the primary because the effective strategy is {@code PRIMARY}. */
-	STRATEGY( "strategy" ),
-	/** A read on the primary because a query hint asked for it. */
-	FORCED( "forced" ),
-	/** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
-	TRANSACTION( "transaction" ),
-	/** Raw JDBC use whose SQL is not known up front ({@code createStatement}, {@code prepareCall}, savepoints, unwrap). */
-	RAW_JDBC( "raw-jdbc" ),
-	/** No replica could give a connection. */
-	REPLICA_DOWN( "replica-down" ),
-	/** Every reachable replica was over the lag bound. */
-	LAG_BOUND( "lag-bound" ),
-	/** A replica turned out not to be in recovery. */
-	NOT_IN_RECOVERY( "not-in-recovery" ),
-	/** No replica had replayed the caller's minimum LSN within the wait. */
-	LSN_FALLBACK( "lsn-fallback" ),
-	/** A replica reached the caller's minimum LSN after a wait. */
-	LSN_WAIT( "lsn-wait" ),
-	/** The actor has a mutation in flight (Redis marker pending), or the marker could not be read. */
-	PENDING_WRITE( "pending-write" );
+    /** A read on a replica, the normal case. */
+    READ("read"),
+    /** A read on a replica after this unit of work wrote, allowed by {@code STALE_READ}. */
+    STALE_READ("stale-read"),
+    /** The statement is not provably read-only. */
+    WRITE("write"),
+    /** A read on the primary because this unit of work, or its scope, wrote earlier. */
+    ESCALATED("escalated"),
+    /** A read on the primary because the effective strategy is {@code PRIMARY}. */
+    STRATEGY("strategy"),
+    /** A read on the primary because a query hint asked for it. */
+    FORCED("forced"),
+    /** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
+    TRANSACTION("transaction"),
+    /** Raw JDBC use whose SQL is not known up front ({@code createStatement}, {@code prepareCall}, savepoints, unwrap). */
+    RAW_JDBC("raw-jdbc"),
+    /** No replica could give a connection. */
+    REPLICA_DOWN("replica-down"),
+    /** Every reachable replica was over the lag bound. */
+    LAG_BOUND("lag-bound"),
+    /** A replica turned out not to be in recovery. */
+    NOT_IN_RECOVERY("not-in-recovery"),
+    /** No replica had replayed the caller's minimum LSN within the wait. */
+    LSN_FALLBACK("lsn-fallback"),
+    /** A replica reached the caller's minimum LSN after a wait. */
+    LSN_WAIT("lsn-wait"),
+    /** The actor has a mutation in flight (Redis marker pending), or the marker could not be read. */
+    PENDING_WRITE("pending-write");
 
-	public final String tag;
+    public final String tag;
 
-	RouteReason(String tag) {
-		this.tag = tag;
-	}
+    RouteReason(String tag) {
+        this.tag = tag;
+    }
 }

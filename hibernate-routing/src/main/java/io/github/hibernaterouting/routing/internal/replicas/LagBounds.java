@@ -8,5 +8,4 @@ package io.github.hibernaterouting.routing.internal.replicas;
  * @param maxLagBytes the most WAL a replica may have left to replay
  * @param maxLagMillis the longest a replica that is behind may have gone without replaying a transaction
  */
-public record LagBounds(boolean checkRecovery, long maxLagBytes, long maxLagMillis) {
-}
+public record LagBounds(boolean checkRecovery, long maxLagBytes, long maxLagMillis) {}

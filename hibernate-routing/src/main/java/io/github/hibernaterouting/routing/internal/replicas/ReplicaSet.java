@@ -1,13 +1,11 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
-import java.time.Duration;
-import java.util.List;
-
-import javax.sql.DataSource;
-
 import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * The replicas of one persistence unit: choosing one for a read, waiting for one to reach a WAL
@@ -17,90 +15,115 @@ import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOu
  * {@link #close()} stops it (it does not close the replicas' connection sources).
  */
 public final class ReplicaSet implements AutoCloseable {
-	private final List<ReplicaNode> nodes;
-	private final LagBounds bounds;
-	private final ReplicaSelector selector;
-	private final LsnGate gate;
-	private final ReplicaMonitor monitor;
-	private final RoutingMetrics metrics;
+    private final List<ReplicaNode> nodes;
+    private final LagBounds bounds;
+    private final ReplicaSelector selector;
+    private final LsnGate gate;
+    private final ReplicaMonitor monitor;
+    private final RoutingMetrics metrics;
 
-	/**
-	 * @param primary where the health check reads the primary's position (for the byte lag)
-	 * @param healthCheckInterval how often the health check runs
-	 * @param lsnPollInterval how often the LSN gate asks the replicas while it waits
-	 */
-	public ReplicaSet(List<ReplicaNode> nodes, LagBounds bounds, LoadBalancing loadBalancing, DataSource primary,
-			Duration healthCheckInterval, Duration lsnPollInterval, RoutingMetrics metrics) {
-		this.nodes = List.copyOf( nodes );
-		this.bounds = bounds;
-		this.metrics = metrics;
-		this.selector = new ReplicaSelector( this.nodes, bounds, loadBalancing );
-		this.gate = new LsnGate( this.nodes, selector, bounds, lsnPollInterval.toNanos(), metrics );
-		this.monitor = new ReplicaMonitor( primary, this.nodes, bounds, healthCheckInterval.toMillis() );
-		for ( ReplicaNode node : this.nodes ) {
-			final int number = node.metricsNode();
-			metrics.replicaGauge( "hibernate.routing.replica.lag.bytes", "Bytes of WAL the replica had left to replay at the last check",
-					"bytes", number, node, n -> n.lagBytes() < 0 ? Double.NaN : n.lagBytes() );
-			metrics.replicaGauge( "hibernate.routing.replica.lag.seconds",
-					"Seconds since the replica last replayed a transaction while behind; 0 when caught up", "seconds", number, node,
-					ReplicaNode::lagSeconds );
-			metrics.replicaGauge( "hibernate.routing.replica.up", "1 when the replica answered its last check and its circuit breaker is closed",
-					null, number, node, n -> n.isUp() ? 1 : 0 );
-			metrics.replicaGauge( "hibernate.routing.replica.circuit.state", "Circuit breaker state: 0 closed, 1 open, 2 half-open",
-					null, number, node, n -> n.breaker().state().ordinal() );
-		}
-	}
+    /**
+     * @param primary where the health check reads the primary's position (for the byte lag)
+     * @param healthCheckInterval how often the health check runs
+     * @param lsnPollInterval how often the LSN gate asks the replicas while it waits
+     */
+    public ReplicaSet(
+            List<ReplicaNode> nodes,
+            LagBounds bounds,
+            LoadBalancing loadBalancing,
+            DataSource primary,
+            Duration healthCheckInterval,
+            Duration lsnPollInterval,
+            RoutingMetrics metrics) {
+        this.nodes = List.copyOf(nodes);
+        this.bounds = bounds;
+        this.metrics = metrics;
+        this.selector = new ReplicaSelector(this.nodes, bounds, loadBalancing);
+        this.gate = new LsnGate(this.nodes, selector, bounds, lsnPollInterval.toNanos(), metrics);
+        this.monitor = new ReplicaMonitor(primary, this.nodes, bounds, healthCheckInterval.toMillis());
+        for (ReplicaNode node : this.nodes) {
+            final int number = node.metricsNode();
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.lag.bytes",
+                    "Bytes of WAL the replica had left to replay at the last check",
+                    "bytes",
+                    number,
+                    node,
+                    n -> n.lagBytes() < 0 ? Double.NaN : n.lagBytes());
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.lag.seconds",
+                    "Seconds since the replica last replayed a transaction while behind; 0 when caught up",
+                    "seconds",
+                    number,
+                    node,
+                    ReplicaNode::lagSeconds);
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.up",
+                    "1 when the replica answered its last check and its circuit breaker is closed",
+                    null,
+                    number,
+                    node,
+                    n -> n.isUp() ? 1 : 0);
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.circuit.state",
+                    "Circuit breaker state: 0 closed, 1 open, 2 half-open",
+                    null,
+                    number,
+                    node,
+                    n -> n.breaker().state().ordinal());
+        }
+    }
 
-	/** The replicas, in configuration order. */
-	public List<ReplicaNode> nodes() {
-		return nodes;
-	}
+    /** The replicas, in configuration order. */
+    public List<ReplicaNode> nodes() {
+        return nodes;
+    }
 
-	/** When a replica may serve at all. */
-	public LagBounds bounds() {
-		return bounds;
-	}
+    /** When a replica may serve at all. */
+    public LagBounds bounds() {
+        return bounds;
+    }
 
-	/** Runs one health check now, so routing starts from facts, then schedules the rest. */
-	public void start() {
-		monitor.start();
-	}
+    /** Runs one health check now, so routing starts from facts, then schedules the rest. */
+    public void start() {
+        monitor.start();
+    }
 
-	/** Runs the health check now, on the calling thread. */
-	public void checkNow() {
-		monitor.checkNow();
-	}
+    /** Runs the health check now, on the calling thread. */
+    public void checkNow() {
+        monitor.checkNow();
+    }
 
-	/**
-	 * Chooses an eligible replica that has replayed at least {@code minimumLsn}.
-	 *
-	 * @param excluded a replica to skip (one that just failed), or {@code null}
-	 * @param whyNot if not {@code null}, receives in element 0 why no replica was eligible
-	 * @return the replica, or {@code null} when none is eligible
-	 */
-	public ReplicaNode choose(long minimumLsn, ReplicaNode excluded, ReplicaNode.Ineligibility[] whyNot) {
-		return selector.choose( minimumLsn, excluded, whyNot );
-	}
+    /**
+     * Chooses an eligible replica that has replayed at least {@code minimumLsn}.
+     *
+     * @param excluded a replica to skip (one that just failed), or {@code null}
+     * @param whyNot if not {@code null}, receives in element 0 why no replica was eligible
+     * @return the replica, or {@code null} when none is eligible
+     */
+    public ReplicaNode choose(long minimumLsn, ReplicaNode excluded, ReplicaNode.Ineligibility[] whyNot) {
+        return selector.choose(minimumLsn, excluded, whyNot);
+    }
 
-	/** A replica that has replayed {@code required}, asking and waiting up to {@code maxWaitNanos} if needed, or {@code null}. */
-	public ReplicaNode await(long required, long maxWaitNanos, ReplicaNode.Ineligibility[] whyNot) {
-		return gate.await( required, maxWaitNanos, whyNot );
-	}
+    /** A replica that has replayed {@code required}, asking and waiting up to {@code maxWaitNanos} if needed, or {@code null}. */
+    public ReplicaNode await(long required, long maxWaitNanos, ReplicaNode.Ineligibility[] whyNot) {
+        return gate.await(required, maxWaitNanos, whyNot);
+    }
 
-	/**
-	 * Whether a replica has replayed {@code position}, asking and waiting up to {@code maxWait} if
-	 * none is known to; for workers that decide before their handler runs.
-	 */
-	public boolean awaitReplica(long position, Duration maxWait) {
-		if ( selector.choose( position, null, null ) != null ) {
-			metrics.gate( GateOutcome.KNOWN, 0 );
-			return true;
-		}
-		return gate.await( position, maxWait.toNanos(), null ) != null;
-	}
+    /**
+     * Whether a replica has replayed {@code position}, asking and waiting up to {@code maxWait} if
+     * none is known to; for workers that decide before their handler runs.
+     */
+    public boolean awaitReplica(long position, Duration maxWait) {
+        if (selector.choose(position, null, null) != null) {
+            metrics.gate(GateOutcome.KNOWN, 0);
+            return true;
+        }
+        return gate.await(position, maxWait.toNanos(), null) != null;
+    }
 
-	@Override
-	public void close() {
-		monitor.close();
-	}
+    @Override
+    public void close() {
+        monitor.close();
+    }
 }

@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.routing.internal.session;
 
+import io.github.hibernaterouting.routing.StaleReplicaReadException;
+import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AbstractCollectionEvent;
@@ -21,9 +23,6 @@ import org.hibernate.event.spi.PreUpsertEvent;
 import org.hibernate.event.spi.PreUpsertEventListener;
 import org.hibernate.persister.entity.EntityPersister;
 
-import io.github.hibernaterouting.routing.StaleReplicaReadException;
-import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
-
 /**
  * Flush-time guard: moves a session to the primary before its first entity write, refuses writes
  * under {@code REPLICA}, and stops a stale replica read from turning into a lost update.
@@ -34,111 +33,141 @@ import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
  * instead of overwriting newer data. Versioned entities need no help: their version check runs on
  * the primary and fails with {@code OptimisticLockException}.
  */
-public final class ReplicaReadGuard implements PostLoadEventListener, PreInsertEventListener, PreUpdateEventListener,
-		PreDeleteEventListener, PreUpsertEventListener, PreCollectionRecreateEventListener,
-		PreCollectionUpdateEventListener, PreCollectionRemoveEventListener {
-	private static final long serialVersionUID = 1L;
+public final class ReplicaReadGuard
+        implements PostLoadEventListener,
+                PreInsertEventListener,
+                PreUpdateEventListener,
+                PreDeleteEventListener,
+                PreUpsertEventListener,
+                PreCollectionRecreateEventListener,
+                PreCollectionUpdateEventListener,
+                PreCollectionRemoveEventListener {
+    private static final long serialVersionUID = 1L;
 
-	private final WritePolicy writes;
+    private final WritePolicy writes;
 
-	public ReplicaReadGuard(WritePolicy writes) {
-		this.writes = writes;
-	}
+    public ReplicaReadGuard(WritePolicy writes) {
+        this.writes = writes;
+    }
 
-	private static SessionRouting unit(SharedSessionContractImplementor session) {
-		return SessionRouting.of( session );
-	}
+    private static SessionRouting unit(SharedSessionContractImplementor session) {
+        return SessionRouting.of(session);
+    }
 
-	@Override
-	public void onPostLoad(PostLoadEvent event) {
-		final EntityPersister persister = event.getPersister();
-		if ( persister.isVersioned() ) {
-			return;
-		}
-		final SessionRouting unit = unit( event.getSession() );
-		if ( unit != null && unit.lastStatementOnReplica() ) {
-			unit.loadedFromReplica( event.getSession().generateEntityKey( event.getId(), persister ) );
-		}
-	}
+    @Override
+    public void onPostLoad(PostLoadEvent event) {
+        final EntityPersister persister = event.getPersister();
+        if (persister.isVersioned()) {
+            return;
+        }
+        final SessionRouting unit = unit(event.getSession());
+        if (unit != null && unit.lastStatementOnReplica()) {
+            unit.loadedFromReplica(event.getSession().generateEntityKey(event.getId(), persister));
+        }
+    }
 
-	@Override
-	public boolean onPreInsert(PreInsertEvent event) {
-		beforeWrite( event.getSession(), "insert " + event.getPersister().getEntityName() );
-		return false;
-	}
+    @Override
+    public boolean onPreInsert(PreInsertEvent event) {
+        beforeWrite(event.getSession(), "insert " + event.getPersister().getEntityName());
+        return false;
+    }
 
-	@Override
-	public boolean onPreUpsert(PreUpsertEvent event) {
-		beforeWrite( event.getSession(), "upsert " + event.getPersister().getEntityName() );
-		return false;
-	}
+    @Override
+    public boolean onPreUpsert(PreUpsertEvent event) {
+        beforeWrite(event.getSession(), "upsert " + event.getPersister().getEntityName());
+        return false;
+    }
 
-	@Override
-	public boolean onPreUpdate(PreUpdateEvent event) {
-		final SessionRouting unit = beforeWrite( event.getSession(), "update " + event.getPersister().getEntityName() );
-		verify( unit, event.getSession(), event.getPersister(), event.getId(), event.getEntity(), event.getOldState(), "changed" );
-		return false;
-	}
+    @Override
+    public boolean onPreUpdate(PreUpdateEvent event) {
+        final SessionRouting unit =
+                beforeWrite(event.getSession(), "update " + event.getPersister().getEntityName());
+        verify(
+                unit,
+                event.getSession(),
+                event.getPersister(),
+                event.getId(),
+                event.getEntity(),
+                event.getOldState(),
+                "changed");
+        return false;
+    }
 
-	@Override
-	public boolean onPreDelete(PreDeleteEvent event) {
-		final SessionRouting unit = beforeWrite( event.getSession(), "delete " + event.getPersister().getEntityName() );
-		verify( unit, event.getSession(), event.getPersister(), event.getId(), event.getEntity(), event.getDeletedState(), "changed" );
-		return false;
-	}
+    @Override
+    public boolean onPreDelete(PreDeleteEvent event) {
+        final SessionRouting unit =
+                beforeWrite(event.getSession(), "delete " + event.getPersister().getEntityName());
+        verify(
+                unit,
+                event.getSession(),
+                event.getPersister(),
+                event.getId(),
+                event.getEntity(),
+                event.getDeletedState(),
+                "changed");
+        return false;
+    }
 
-	@Override
-	public void onPreRecreateCollection(PreCollectionRecreateEvent event) {
-		beforeCollectionWrite( event );
-	}
+    @Override
+    public void onPreRecreateCollection(PreCollectionRecreateEvent event) {
+        beforeCollectionWrite(event);
+    }
 
-	@Override
-	public void onPreUpdateCollection(PreCollectionUpdateEvent event) {
-		beforeCollectionWrite( event );
-	}
+    @Override
+    public void onPreUpdateCollection(PreCollectionUpdateEvent event) {
+        beforeCollectionWrite(event);
+    }
 
-	@Override
-	public void onPreRemoveCollection(PreCollectionRemoveEvent event) {
-		beforeCollectionWrite( event );
-	}
+    @Override
+    public void onPreRemoveCollection(PreCollectionRemoveEvent event) {
+        beforeCollectionWrite(event);
+    }
 
-	private void beforeCollectionWrite(AbstractCollectionEvent event) {
-		// The collection's role, not event.getCollectionPersister(), which Hibernate ORM 7.2 lacks.
-		final String role = event.getCollection().getRole();
-		beforeWrite( event.getSession(), "change collection " + ( role != null ? role : "of " + event.getAffectedOwnerEntityName() ) );
-	}
+    private void beforeCollectionWrite(AbstractCollectionEvent event) {
+        // The collection's role, not event.getCollectionPersister(), which Hibernate ORM 7.2 lacks.
+        final String role = event.getCollection().getRole();
+        beforeWrite(
+                event.getSession(),
+                "change collection " + (role != null ? role : "of " + event.getAffectedOwnerEntityName()));
+    }
 
-	/** Refuses the write under REPLICA; otherwise moves the session to the primary before its SQL is built. */
-	private SessionRouting beforeWrite(SharedSessionContractImplementor session, String what) {
-		final SessionRouting unit = unit( session );
-		if ( unit != null ) {
-			writes.beforeWrite( unit, unit.strategy( null ), RouteReason.WRITE, what );
-		}
-		return unit;
-	}
+    /** Refuses the write under REPLICA; otherwise moves the session to the primary before its SQL is built. */
+    private SessionRouting beforeWrite(SharedSessionContractImplementor session, String what) {
+        final SessionRouting unit = unit(session);
+        if (unit != null) {
+            writes.beforeWrite(unit, unit.strategy(null), RouteReason.WRITE, what);
+        }
+        return unit;
+    }
 
-	private static void verify(SessionRouting unit, SharedSessionContractImplementor session, EntityPersister persister,
-			Object id, Object entity, Object[] loadedState, String what) {
-		if ( unit == null || persister.isVersioned() || loadedState == null ) {
-			return;
-		}
-		final EntityKey key = session.generateEntityKey( id, persister );
-		if ( !unit.wasLoadedFromReplica( key ) ) {
-			return;
-		}
-		// The session has escalated, so this snapshot comes from the primary, in this transaction.
-		final Object[] current = persister.getDatabaseSnapshot( id, session );
-		if ( current == null ) {
-			throw new StaleReplicaReadException( persister.getEntityName(), id, "was deleted" );
-		}
-		final int[] modified = persister.findModified( current, loadedState, entity, session );
-		if ( modified != null && modified.length > 0 ) {
-			final StringBuilder names = new StringBuilder();
-			for ( int index : modified ) {
-				names.append( names.length() == 0 ? "" : ", " ).append( persister.getPropertyNames()[index] );
-			}
-			throw new StaleReplicaReadException( persister.getEntityName(), id, what + " (" + names + ")" );
-		}
-		unit.verified( key );
-	}
+    private static void verify(
+            SessionRouting unit,
+            SharedSessionContractImplementor session,
+            EntityPersister persister,
+            Object id,
+            Object entity,
+            Object[] loadedState,
+            String what) {
+        if (unit == null || persister.isVersioned() || loadedState == null) {
+            return;
+        }
+        final EntityKey key = session.generateEntityKey(id, persister);
+        if (!unit.wasLoadedFromReplica(key)) {
+            return;
+        }
+        // The session has escalated, so this snapshot comes from the primary, in this transaction.
+        final Object[] current = persister.getDatabaseSnapshot(id, session);
+        if (current == null) {
+            throw new StaleReplicaReadException(persister.getEntityName(), id, "was deleted");
+        }
+        final int[] modified = persister.findModified(current, loadedState, entity, session);
+        if (modified != null && modified.length > 0) {
+            final StringBuilder names = new StringBuilder();
+            for (int index : modified) {
+                names.append(names.length() == 0 ? "" : ", ").append(persister.getPropertyNames()[index]);
+            }
+            throw new StaleReplicaReadException(persister.getEntityName(), id, what + " (" + names + ")");
+        }
+        unit.verified(key);
+    }
 }

@@ -4,40 +4,40 @@ import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 
 /** Where a statement goes, and why: the answer of {@link StatementRouter}. */
 public enum Route {
-	/** Not provably read-only: the primary, after the write policy. */
-	WRITE( true, RouteReason.WRITE ),
-	/** A read inside a transaction that already runs on the primary, or one pinned there by {@code transactions=PRIMARY}. */
-	TRANSACTION( true, RouteReason.TRANSACTION ),
-	/** A read under {@code PRIMARY} from a scope, a session property or the persistence unit. */
-	STRATEGY( true, RouteReason.STRATEGY ),
-	/** A read under {@code PRIMARY} from a query hint. */
-	FORCED( true, RouteReason.FORCED ),
-	/** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */
-	ESCALATED( true, RouteReason.ESCALATED ),
-	/** A read under {@code REPLICA}: a replica or an error, never the primary. */
-	REPLICA_ONLY( false, RouteReason.READ ),
-	/** A read under {@code STALE_READ}: any eligible replica, no position required. */
-	STALE_READ( false, RouteReason.READ ),
-	/** A read under {@code STALE_READ} after this unit of work wrote. */
-	STALE_READ_AFTER_WRITE( false, RouteReason.STALE_READ ),
-	/** A read under {@code READ_AFTER_WRITE}: a replica at or past the position the caller must see. */
-	FRESH_READ( false, RouteReason.READ );
+    /** Not provably read-only: the primary, after the write policy. */
+    WRITE(true, RouteReason.WRITE),
+    /** A read inside a transaction that already runs on the primary, or one pinned there by {@code transactions=PRIMARY}. */
+    TRANSACTION(true, RouteReason.TRANSACTION),
+    /** A read under {@code PRIMARY} from a scope, a session property or the persistence unit. */
+    STRATEGY(true, RouteReason.STRATEGY),
+    /** A read under {@code PRIMARY} from a query hint. */
+    FORCED(true, RouteReason.FORCED),
+    /** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */
+    ESCALATED(true, RouteReason.ESCALATED),
+    /** A read under {@code REPLICA}: a replica or an error, never the primary. */
+    REPLICA_ONLY(false, RouteReason.READ),
+    /** A read under {@code STALE_READ}: any eligible replica, no position required. */
+    STALE_READ(false, RouteReason.READ),
+    /** A read under {@code STALE_READ} after this unit of work wrote. */
+    STALE_READ_AFTER_WRITE(false, RouteReason.STALE_READ),
+    /** A read under {@code READ_AFTER_WRITE}: a replica at or past the position the caller must see. */
+    FRESH_READ(false, RouteReason.READ);
 
-	private final boolean primary;
-	private final RouteReason reason;
+    private final boolean primary;
+    private final RouteReason reason;
 
-	Route(boolean primary, RouteReason reason) {
-		this.primary = primary;
-		this.reason = reason;
-	}
+    Route(boolean primary, RouteReason reason) {
+        this.primary = primary;
+        this.reason = reason;
+    }
 
-	/** Whether the statement runs on the primary. */
-	public boolean primary() {
-		return primary;
-	}
+    /** Whether the statement runs on the primary. */
+    public boolean primary() {
+        return primary;
+    }
 
-	/** The reason tag of the meters for this route. */
-	public RouteReason reason() {
-		return reason;
-	}
+    /** The reason tag of the meters for this route. */
+    public RouteReason reason() {
+        return reason;
+    }
 }

@@ -1,11 +1,9 @@
 package io.github.hibernaterouting.routing.internal.session;
 
+import jakarta.persistence.EntityManager;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;
-
-import jakarta.persistence.EntityManager;
-
 import org.hibernate.internal.SessionImpl;
 
 /**
@@ -17,27 +15,25 @@ import org.hibernate.internal.SessionImpl;
  * reads that field. If a future Hibernate renames it, the public (copying) method is used instead.
  */
 final class SessionProperties {
-	private static final VarHandle PROPERTIES = find();
+    private static final VarHandle PROPERTIES = find();
 
-	private SessionProperties() {
-	}
+    private SessionProperties() {}
 
-	private static VarHandle find() {
-		try {
-			return MethodHandles.privateLookupIn( SessionImpl.class, MethodHandles.lookup() )
-					.findVarHandle( SessionImpl.class, "properties", Map.class );
-		}
-		catch (ReflectiveOperationException | RuntimeException e) {
-			return null;
-		}
-	}
+    private static VarHandle find() {
+        try {
+            return MethodHandles.privateLookupIn(SessionImpl.class, MethodHandles.lookup())
+                    .findVarHandle(SessionImpl.class, "properties", Map.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
 
-	static Object get(EntityManager entityManager, String name) {
-		if ( PROPERTIES != null && entityManager instanceof SessionImpl session ) {
-			final Map<?, ?> properties = (Map<?, ?>) PROPERTIES.get( session );
-			// null: nothing was set on this session, and the routing property has no session-wide default.
-			return properties == null ? null : properties.get( name );
-		}
-		return entityManager.getProperties().get( name );
-	}
+    static Object get(EntityManager entityManager, String name) {
+        if (PROPERTIES != null && entityManager instanceof SessionImpl session) {
+            final Map<?, ?> properties = (Map<?, ?>) PROPERTIES.get(session);
+            // null: nothing was set on this session, and the routing property has no session-wide default.
+            return properties == null ? null : properties.get(name);
+        }
+        return entityManager.getProperties().get(name);
+    }
 }

@@ -1,20 +1,17 @@
 package io.github.hibernaterouting.routing.internal.session;
 
-import java.lang.ref.WeakReference;
-import java.util.HashSet;
-import java.util.Set;
-
-import jakarta.persistence.EntityManager;
-
-import org.hibernate.engine.spi.EntityKey;
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
-
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import jakarta.persistence.EntityManager;
+import java.lang.ref.WeakReference;
+import java.util.HashSet;
+import java.util.Set;
+import org.hibernate.engine.spi.EntityKey;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * The routing state of one Hibernate session (a unit of work): whether it wrote, which replica it
@@ -25,138 +22,143 @@ import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
  * session's thread, like the session itself.
  */
 public final class SessionRouting {
-	private final Strategy unitDefault;
-	private final RoutingMetrics metrics;
-	private final WeakReference<SharedSessionContractImplementor> session;
-	private boolean escalated;
-	private ReplicaNode replica;
-	private boolean replicaLost;
-	private Strategy sessionStrategy;
-	private boolean primaryTenant;
-	private Set<EntityKey> replicaLoaded;
-	private boolean lastStatementOnReplica;
+    private final Strategy unitDefault;
+    private final RoutingMetrics metrics;
+    private final WeakReference<SharedSessionContractImplementor> session;
+    private boolean escalated;
+    private ReplicaNode replica;
+    private boolean replicaLost;
+    private Strategy sessionStrategy;
+    private boolean primaryTenant;
+    private Set<EntityKey> replicaLoaded;
+    private boolean lastStatementOnReplica;
 
-	/**
-	 * @param unitDefault the persistence-unit default strategy
-	 * @param session the session, or {@code null} for a connection used without one
-	 */
-	public SessionRouting(Strategy unitDefault, RoutingMetrics metrics, SharedSessionContractImplementor session) {
-		this.unitDefault = unitDefault;
-		this.metrics = metrics;
-		this.session = new WeakReference<>( session );
-	}
+    /**
+     * @param unitDefault the persistence-unit default strategy
+     * @param session the session, or {@code null} for a connection used without one
+     */
+    public SessionRouting(Strategy unitDefault, RoutingMetrics metrics, SharedSessionContractImplementor session) {
+        this.unitDefault = unitDefault;
+        this.metrics = metrics;
+        this.session = new WeakReference<>(session);
+    }
 
-	/** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */
-	public static SessionRouting of(SharedSessionContractImplementor session) {
-		final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
-		if ( logicalConnection.isPhysicallyConnected()
-				&& logicalConnection.getPhysicalConnection() instanceof Routed connection ) {
-			return connection.sessionRouting();
-		}
-		return null;
-	}
+    /** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */
+    public static SessionRouting of(SharedSessionContractImplementor session) {
+        final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
+        if (logicalConnection.isPhysicallyConnected()
+                && logicalConnection.getPhysicalConnection() instanceof Routed connection) {
+            return connection.sessionRouting();
+        }
+        return null;
+    }
 
-	/** A connection bound to a session's routing state. */
-	public interface Routed {
-		/** The session's routing state, or {@code null} if the connection was not acquired through a session. */
-		SessionRouting sessionRouting();
-	}
+    /** A connection bound to a session's routing state. */
+    public interface Routed {
+        /** The session's routing state, or {@code null} if the connection was not acquired through a session. */
+        SessionRouting sessionRouting();
+    }
 
-	/** Whether the session was opened with the {@code "primary"} connection identifier. */
-	public void primaryTenant(boolean primaryTenant) {
-		this.primaryTenant = primaryTenant;
-	}
+    /** Whether the session was opened with the {@code "primary"} connection identifier. */
+    public void primaryTenant(boolean primaryTenant) {
+        this.primaryTenant = primaryTenant;
+    }
 
-	/**
-	 * Re-reads the EntityManager property {@value RoutingSettings#STRATEGY}. Called when a connection
-	 * is acquired and when a transaction begins, not per statement, because reading the properties
-	 * copies them.
-	 */
-	public void refreshSessionStrategy() {
-		final SharedSessionContractImplementor s = session.get();
-		if ( s instanceof EntityManager entityManager && entityManager.isOpen() ) {
-			sessionStrategy = Strategy.interpret( SessionProperties.get( entityManager, RoutingSettings.STRATEGY ),
-					"EntityManager property " + RoutingSettings.STRATEGY );
-		}
-	}
+    /**
+     * Re-reads the EntityManager property {@value RoutingSettings#STRATEGY}. Called when a connection
+     * is acquired and when a transaction begins, not per statement, because reading the properties
+     * copies them.
+     */
+    public void refreshSessionStrategy() {
+        final SharedSessionContractImplementor s = session.get();
+        if (s instanceof EntityManager entityManager && entityManager.isOpen()) {
+            sessionStrategy = Strategy.interpret(
+                    SessionProperties.get(entityManager, RoutingSettings.STRATEGY),
+                    "EntityManager property " + RoutingSettings.STRATEGY);
+        }
+    }
 
-	/** The strategy for one statement, given its query hint (or {@code null}); see {@link StrategyResolver}. */
-	public Strategy strategy(String hint) {
-		return StrategyResolver.resolve( hint == null ? null : Strategy.interpret( hint, "query hint " + RoutingSettings.STRATEGY ),
-				sessionStrategy, ScopeFrame.current(), primaryTenant, unitDefault );
-	}
+    /** The strategy for one statement, given its query hint (or {@code null}); see {@link StrategyResolver}. */
+    public Strategy strategy(String hint) {
+        return StrategyResolver.resolve(
+                hint == null ? null : Strategy.interpret(hint, "query hint " + RoutingSettings.STRATEGY),
+                sessionStrategy,
+                ScopeFrame.current(),
+                primaryTenant,
+                unitDefault);
+    }
 
-	/** Whether this unit of work, or the scope it runs in, has written. */
-	public boolean hasWritten() {
-		if ( escalated ) {
-			return true;
-		}
-		final ScopeFrame scope = ScopeFrame.current();
-		return scope != null && scope.hasWritten();
-	}
+    /** Whether this unit of work, or the scope it runs in, has written. */
+    public boolean hasWritten() {
+        if (escalated) {
+            return true;
+        }
+        final ScopeFrame scope = ScopeFrame.current();
+        return scope != null && scope.hasWritten();
+    }
 
-	/** Records a write: this unit of work and its scopes read from the primary from now on under READ_AFTER_WRITE. */
-	void escalate(RouteReason reason) {
-		if ( !escalated ) {
-			escalated = true;
-			metrics.escalation( reason );
-		}
-		final ScopeFrame scope = ScopeFrame.current();
-		if ( scope != null ) {
-			scope.markWritten();
-		}
-	}
+    /** Records a write: this unit of work and its scopes read from the primary from now on under READ_AFTER_WRITE. */
+    void escalate(RouteReason reason) {
+        if (!escalated) {
+            escalated = true;
+            metrics.escalation(reason);
+        }
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            scope.markWritten();
+        }
+    }
 
-	public boolean escalated() {
-		return escalated;
-	}
+    public boolean escalated() {
+        return escalated;
+    }
 
-	/** The replica this unit of work reads from; it keeps one so that its reads never go back in time. */
-	public ReplicaNode replica() {
-		return replica;
-	}
+    /** The replica this unit of work reads from; it keeps one so that its reads never go back in time. */
+    public ReplicaNode replica() {
+        return replica;
+    }
 
-	public void replica(ReplicaNode node) {
-		replica = node;
-	}
+    public void replica(ReplicaNode node) {
+        replica = node;
+    }
 
-	/**
-	 * Whether this unit of work's replica failed after it had read from it. Another replica might be
-	 * behind what was read, so the rest of the unit of work reads from the primary.
-	 */
-	public boolean replicaLost() {
-		return replicaLost;
-	}
+    /**
+     * Whether this unit of work's replica failed after it had read from it. Another replica might be
+     * behind what was read, so the rest of the unit of work reads from the primary.
+     */
+    public boolean replicaLost() {
+        return replicaLost;
+    }
 
-	public void loseReplica() {
-		replicaLost = replica != null;
-		replica = null;
-	}
+    public void loseReplica() {
+        replicaLost = replica != null;
+        replica = null;
+    }
 
-	/** Whether the statement that ran last went to a replica: what a load just read came from there. */
-	public boolean lastStatementOnReplica() {
-		return lastStatementOnReplica;
-	}
+    /** Whether the statement that ran last went to a replica: what a load just read came from there. */
+    public boolean lastStatementOnReplica() {
+        return lastStatementOnReplica;
+    }
 
-	public void lastStatementOnReplica(boolean onReplica) {
-		lastStatementOnReplica = onReplica;
-	}
+    public void lastStatementOnReplica(boolean onReplica) {
+        lastStatementOnReplica = onReplica;
+    }
 
-	void loadedFromReplica(EntityKey key) {
-		if ( replicaLoaded == null ) {
-			replicaLoaded = new HashSet<>();
-		}
-		replicaLoaded.add( key );
-	}
+    void loadedFromReplica(EntityKey key) {
+        if (replicaLoaded == null) {
+            replicaLoaded = new HashSet<>();
+        }
+        replicaLoaded.add(key);
+    }
 
-	boolean wasLoadedFromReplica(EntityKey key) {
-		return replicaLoaded != null && replicaLoaded.contains( key );
-	}
+    boolean wasLoadedFromReplica(EntityKey key) {
+        return replicaLoaded != null && replicaLoaded.contains(key);
+    }
 
-	/** Forgets an entity's replica origin once its state has been verified against, or written to, the primary. */
-	void verified(EntityKey key) {
-		if ( replicaLoaded != null ) {
-			replicaLoaded.remove( key );
-		}
-	}
+    /** Forgets an entity's replica origin once its state has been verified against, or written to, the primary. */
+    void verified(EntityKey key) {
+        if (replicaLoaded != null) {
+            replicaLoaded.remove(key);
+        }
+    }
 }

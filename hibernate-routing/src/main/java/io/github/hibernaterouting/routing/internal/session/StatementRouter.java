@@ -10,34 +10,37 @@ import io.github.hibernaterouting.routing.sql.Classification;
  * nothing.
  */
 public final class StatementRouter {
-	private StatementRouter() {
-	}
+    private StatementRouter() {}
 
-	/**
-	 * @param unit the unit of work (asked whether it or its scope wrote, only when that matters)
-	 * @param inPrimaryTransaction a transaction is open and already runs on the primary
-	 * @param transactionPinned a read-write transaction is open and {@code transactions=PRIMARY} pins it to the primary
-	 */
-	public static Route route(Classification classification, Strategy strategy, SessionRouting unit, boolean inPrimaryTransaction,
-			boolean transactionPinned) {
-		if ( !classification.replicaSafe() ) {
-			return Route.WRITE;
-		}
-		if ( inPrimaryTransaction ) {
-			// Its reads must see its own writes.
-			return Route.TRANSACTION;
-		}
-		return switch ( strategy ) {
-			case PRIMARY -> classification.routingHint() != null ? Route.FORCED : Route.STRATEGY;
-			// REPLICA and STALE_READ accept stale data by definition: no required position.
-			case REPLICA -> Route.REPLICA_ONLY;
-			case STALE_READ -> unit.escalated() ? Route.STALE_READ_AFTER_WRITE : Route.STALE_READ;
-			case READ_AFTER_WRITE -> {
-				if ( unit.hasWritten() ) {
-					yield Route.ESCALATED;
-				}
-				yield transactionPinned ? Route.TRANSACTION : Route.FRESH_READ;
-			}
-		};
-	}
+    /**
+     * @param unit the unit of work (asked whether it or its scope wrote, only when that matters)
+     * @param inPrimaryTransaction a transaction is open and already runs on the primary
+     * @param transactionPinned a read-write transaction is open and {@code transactions=PRIMARY} pins it to the primary
+     */
+    public static Route route(
+            Classification classification,
+            Strategy strategy,
+            SessionRouting unit,
+            boolean inPrimaryTransaction,
+            boolean transactionPinned) {
+        if (!classification.replicaSafe()) {
+            return Route.WRITE;
+        }
+        if (inPrimaryTransaction) {
+            // Its reads must see its own writes.
+            return Route.TRANSACTION;
+        }
+        return switch (strategy) {
+            case PRIMARY -> classification.routingHint() != null ? Route.FORCED : Route.STRATEGY;
+            // REPLICA and STALE_READ accept stale data by definition: no required position.
+            case REPLICA -> Route.REPLICA_ONLY;
+            case STALE_READ -> unit.escalated() ? Route.STALE_READ_AFTER_WRITE : Route.STALE_READ;
+            case READ_AFTER_WRITE -> {
+                if (unit.hasWritten()) {
+                    yield Route.ESCALATED;
+                }
+                yield transactionPinned ? Route.TRANSACTION : Route.FRESH_READ;
+            }
+        };
+    }
 }

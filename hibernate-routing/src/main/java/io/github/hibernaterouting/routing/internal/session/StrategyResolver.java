@@ -9,30 +9,29 @@ import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
  * connection identifier the session was opened with, then the persistence-unit default.
  */
 public final class StrategyResolver {
-	private StrategyResolver() {
-	}
+    private StrategyResolver() {}
 
-	/**
-	 * @param hint the statement's query hint, or {@code null}
-	 * @param sessionStrategy the session's property, or {@code null}
-	 * @param scope the thread's innermost scope, or {@code null}
-	 * @param primaryTenant whether the session was opened with the {@code "primary"} identifier
-	 * @param unitDefault the persistence-unit default
-	 */
-	public static Strategy resolve(Strategy hint, Strategy sessionStrategy, ScopeFrame scope, boolean primaryTenant,
-			Strategy unitDefault) {
-		if ( hint != null ) {
-			return hint;
-		}
-		if ( sessionStrategy != null ) {
-			return sessionStrategy;
-		}
-		if ( scope != null ) {
-			final Strategy scoped = scope.effectiveStrategy();
-			if ( scoped != null ) {
-				return scoped;
-			}
-		}
-		return primaryTenant ? Strategy.PRIMARY : unitDefault;
-	}
+    /**
+     * @param hint the statement's query hint, or {@code null}
+     * @param sessionStrategy the session's property, or {@code null}
+     * @param scope the thread's innermost scope, or {@code null}
+     * @param primaryTenant whether the session was opened with the {@code "primary"} identifier
+     * @param unitDefault the persistence-unit default
+     */
+    public static Strategy resolve(
+            Strategy hint, Strategy sessionStrategy, ScopeFrame scope, boolean primaryTenant, Strategy unitDefault) {
+        if (hint != null) {
+            return hint;
+        }
+        if (sessionStrategy != null) {
+            return sessionStrategy;
+        }
+        if (scope != null) {
+            final Strategy scoped = scope.effectiveStrategy();
+            if (scoped != null) {
+                return scoped;
+            }
+        }
+        return primaryTenant ? Strategy.PRIMARY : unitDefault;
+    }
 }

@@ -1,0 +1,130 @@
+package io.github.hibernaterouting.routing.servlet.internal;
+
+import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import java.util.Collections;
+import java.util.Set;
+
+/**
+ * Reads the read-your-writes filter's init-params, each set at most once (in code or as an
+ * init-param), and fails its {@code init} with a message that names the init-param and the fix.
+ */
+public final class FilterInitParams {
+    /** Class name of the {@link ActorResolver}; it needs a public no-argument constructor. */
+    public static final String ACTOR_RESOLVER = "actor-resolver";
+    /** Endpoint rules for safe methods, {@code [METHOD] /path/pattern=STRATEGY}, comma-separated. */
+    public static final String RULES = "rules";
+    /** {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
+    public static final String REQUIRE_ACTOR = "require-actor";
+
+    private static final Set<String> KNOWN = Set.of(ACTOR_RESOLVER, RULES, REQUIRE_ACTOR);
+
+    private final FilterConfig config;
+
+    /**
+     * @throws ServletException if an init-param is unknown
+     */
+    public FilterInitParams(FilterConfig config, String filterClass) throws ServletException {
+        this.config = config;
+        for (String name : Collections.list(config.getInitParameterNames())) {
+            if (!KNOWN.contains(name)) {
+                throw new ServletException("Unknown init-param '" + name + "' of filter '" + config.getFilterName()
+                        + "' (" + filterClass + "); the known ones are "
+                        + String.join(", ", KNOWN.stream().sorted().toList()));
+            }
+        }
+    }
+
+    /** The actor resolver: {@code inCode} if the init-param is absent. */
+    public ActorResolver actorResolver(ActorResolver inCode) throws ServletException {
+        final String className = config.getInitParameter(ACTOR_RESOLVER);
+        if (className == null) {
+            return inCode;
+        }
+        if (inCode != null) {
+            throw new ServletException("Filter '" + config.getFilterName()
+                    + "' has an actor resolver set in code and the init-param '" + ACTOR_RESOLVER
+                    + "'; keep one of them");
+        }
+        return instantiate(className.trim());
+    }
+
+    /** The endpoint rules: {@code inCode} if the init-param is absent. */
+    public EndpointRules rules(EndpointRules inCode) throws ServletException {
+        final String text = config.getInitParameter(RULES);
+        if (text == null) {
+            return inCode;
+        }
+        if (inCode != null) {
+            throw new ServletException("Filter '" + config.getFilterName()
+                    + "' has rules set in code and the init-param '" + RULES + "'; keep one of them");
+        }
+        try {
+            return EndpointRules.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ServletException(
+                    "Init-param '" + RULES + "' of filter '" + config.getFilterName() + "': " + e.getMessage());
+        }
+    }
+
+    /** Whether a request without an actor is answered with 401: {@code inCode} if the init-param is absent. */
+    public Boolean requireActor(Boolean inCode) throws ServletException {
+        final String text = config.getInitParameter(REQUIRE_ACTOR);
+        if (text == null) {
+            return inCode;
+        }
+        if (inCode != null) {
+            throw new ServletException("Filter '" + config.getFilterName()
+                    + "' has require-actor set in code and the init-param '" + REQUIRE_ACTOR + "'; keep one of them");
+        }
+        final String value = text.trim();
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new ServletException("Invalid value '" + value + "' for init-param '" + REQUIRE_ACTOR
+                    + "' of filter '" + config.getFilterName() + "': expected 'true' or 'false'");
+        }
+        return Boolean.valueOf(value);
+    }
+
+    /** The persistence unit: {@code inCode}, else the servlet context attribute {@code attribute}. */
+    public EntityManagerFactory entityManagerFactory(EntityManagerFactory inCode, String attribute)
+            throws ServletException {
+        if (inCode != null) {
+            return inCode;
+        }
+        final Object value = config.getServletContext().getAttribute(attribute);
+        if (!(value instanceof EntityManagerFactory emf)) {
+            throw new ServletException("Filter '" + config.getFilterName()
+                    + "' needs the EntityManagerFactory of the "
+                    + "routed persistence unit in the servlet context attribute '" + attribute + "' "
+                    + (value == null
+                            ? "(it is not set)"
+                            : "(it holds a " + value.getClass().getName() + ")")
+                    + ": set it in a ServletContextListener, or register the filter programmatically with "
+                    + "new ReadYourWritesFilter(entityManagerFactory)");
+        }
+        return emf;
+    }
+
+    private static ActorResolver instantiate(String className) throws ServletException {
+        try {
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            if (loader == null) {
+                loader = FilterInitParams.class.getClassLoader();
+            }
+            final Class<?> type = Class.forName(className, true, loader);
+            if (!ActorResolver.class.isAssignableFrom(type)) {
+                throw new ServletException("Init-param '" + ACTOR_RESOLVER + "': class " + className
+                        + " does not implement " + ActorResolver.class.getName());
+            }
+            return (ActorResolver) type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new ServletException(
+                    "Init-param '" + ACTOR_RESOLVER + "': cannot create " + className
+                            + "; it must be a public class with a public no-argument constructor implementing "
+                            + ActorResolver.class.getName() + " (" + e + ")",
+                    e);
+        }
+    }
+}
