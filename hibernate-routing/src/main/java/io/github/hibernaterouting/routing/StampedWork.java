@@ -95,7 +95,7 @@ public final class StampedWork {
             return this;
         }
 
-        /** Runs every handler on the primary, ignoring replicas (seed ADR-0009's workers). */
+        /** Runs every handler on the primary, ignoring replicas: a worker that must never read stale data. */
         public Builder primaryOnly(boolean primaryOnly) {
             this.primaryOnly = primaryOnly;
             return this;

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Faults injected into real servers while the library serves traffic (G5): a standby SIGKILLed under
+ * Faults injected into real servers while the library serves traffic (docs/guarantees.md, "Failures are skipped…"): a standby SIGKILLed under
  * load, the primary restarted, Redis SIGKILLed, a statement cancelled by {@code statement_timeout}.
  * What the caller sees is checked (SQLSTATEs, messages, which server answered), and what the servers
  * ran is counted in their logs ({@code log_statement=all}). The extension starts stopped or killed
@@ -525,7 +525,7 @@ class FaultIT {
     }
 
     /**
-     * G2 for "any application instance": the marker is the only thing that carries the actor's stamp
+     * Read-your-writes through "any application instance": the marker is the only thing that carries the actor's stamp
      * to another instance. Redis restarted without its data (no persistence, a failover to an empty
      * replica, an eviction) loses it while both standbys still lack the write.
      */
@@ -550,7 +550,7 @@ class FaultIT {
                     .as("before: B reads the write through the marker")
                     .isTrue();
             redis.restart();
-            // Until B has reconnected, its marker reads fail and send the actor to the primary (G5); wait for that to
+            // Until B has reconnected, its marker reads fail and send the actor to the primary; wait for that to
             // end.
             awaitMarkerStorable(instanceB);
             assertThat(nodesServing(instanceB, 4))

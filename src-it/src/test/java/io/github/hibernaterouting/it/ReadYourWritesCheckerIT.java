@@ -49,7 +49,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Read-your-writes (G2), no lost increment and monotonic reads in a unit of work (G7), checked over
+ * Read-your-writes, no lost increment and monotonic reads in a unit of work (docs/guarantees.md), checked over
  * a recorded history while 32 actors work concurrently and a fault thread pauses and resumes replay
  * on the standbys at random and once stops and starts one. See {@link History} for the checks and
  * docs/verification.md for how to read the output. The seed is printed; {@code -Dit.seed=…} repeats a run.

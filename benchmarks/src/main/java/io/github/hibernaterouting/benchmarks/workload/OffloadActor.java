@@ -114,7 +114,7 @@ final class OffloadActor {
     }
 
     long write() {
-        // As in ADR-0009 and Rails, the window opens before the mutation starts.
+        // As in time-window routers (Rails among them), the window opens before the mutation starts.
         mutationStarted = System.nanoTime();
         final long value = ++counter;
         final boolean insert = random.nextInt(5) == 0;

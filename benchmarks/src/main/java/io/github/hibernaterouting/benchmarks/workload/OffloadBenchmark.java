@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
  * same workload and the same injected replication lag.
  *
  * <p>Policies: {@code lsn} (this library's LSN gate: every operation in a {@code RoutingScope} with
- * the actor, default {@code READ_AFTER_WRITE}); {@code window10s} (ADR-0009: after an actor starts
+ * the actor, default {@code READ_AFTER_WRITE}); {@code window10s} (a time window, as some routers do: after an actor starts
  * a mutation, its reads go to the primary for 10 s, else to the replicas with {@code STALE_READ});
  * {@code window2s} (Rails' DatabaseSelector delay); {@code primary} (everything on the primary).
  *
@@ -49,7 +49,7 @@ public final class OffloadBenchmark {
 
     enum Policy {
         LSN_GATE("(a) LSN gate (this library)"),
-        WINDOW_10S("(b) 10 s window (ADR-0009)"),
+        WINDOW_10S("(b) 10 s window"),
         WINDOW_2S("(c) 2 s delay (Rails)"),
         PRIMARY("(d) primary only");
 
@@ -90,7 +90,7 @@ public final class OffloadBenchmark {
             settings.put(
                     RoutingSettings.REPLICA_URLS,
                     cluster.standbys().stream().map(Node::jdbcUrl).collect(Collectors.joining(",")));
-            // The bounded-staleness guard (G4) would take a standby out of every policy's reads after
+            // The bounded-staleness guard would take a standby out of every policy's reads after
             // 10 s of lag and so hide what the windows alone do; switched off for all four policies.
             settings.put(RoutingSettings.MAX_REPLICA_LAG, "0");
             settings.put(RoutingSettings.MAX_REPLICA_LAG_BYTES, "0");

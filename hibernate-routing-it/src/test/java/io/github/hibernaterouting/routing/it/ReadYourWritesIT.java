@@ -51,7 +51,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Read-your-writes by WAL position (G2) on a real primary, two streaming standbys and a real Redis.
+ * Read-your-writes by WAL position on a real primary, two streaming standbys and a real Redis.
  * One standby's replay is paused so that it deterministically lacks a write; every read that must
  * see the write is checked both in the data and by the node that served it.
  */

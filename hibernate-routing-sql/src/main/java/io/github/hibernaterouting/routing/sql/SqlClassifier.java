@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * Decides whether a PostgreSQL statement is proven read-only and may therefore run on a hot
- * standby (routing contract G1); anything it cannot prove goes to the primary.
+ * standby; anything it cannot prove goes to the primary.
  *
  * <p>It tokenizes the SQL once ({@link SqlLexer}: comments, quoted identifiers, all string and
  * dollar-quoted literal forms) and then walks the tokens with parenthesis depth: the statement

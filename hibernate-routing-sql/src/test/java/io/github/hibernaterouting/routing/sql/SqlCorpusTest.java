@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Checks the classifier against the labelled corpus of PostgreSQL regression-suite statements in
- * {@code ../shared/sql-corpus/dev.jsonl} (next to the repository; override with
+ * {@code sql-corpus/dev.jsonl} in the directory that holds the checkout, when there is one (override with
  * {@code -Dsql.corpus=FILE}). The corpus is not part of the project; without it the test is skipped.
  */
 class SqlCorpusTest {

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * the actor must see ({@code P} while a mutation has started but not yet committed), with an expiry.
  *
  * <p>Every instance of the application shares it, so an actor's write through one instance is
- * respected by reads through another. Failure rules (seed ADR-0009): a failed read means "use the
+ * respected by reads through another. Failure rules: a failed read means "use the
  * primary"; a failed store before a mutation rejects the mutation; every command times out after
  * the configured timeout (1 s by default). The connection is made lazily and re-made after Redis
  * comes back, at most one attempt per timeout period. Thread-safe.
