@@ -1,15 +1,16 @@
-package io.github.hibernaterouting.routing.internal;
+package io.github.hibernaterouting.routing.it;
 
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.createSchema;
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.emf;
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.runtime;
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.servedBy;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -19,6 +20,7 @@ import java.sql.SQLException;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * get a connection, before any statement ran there. The health check is set far apart so that it
  * cannot be what notices.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class ReplicaConnectionFailureIT {
     @RegisterExtension
     static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(1);

@@ -1,13 +1,14 @@
-package io.github.hibernaterouting.routing.internal;
+package io.github.hibernaterouting.routing.it;
 
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.createSchema;
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.emf;
-import static io.github.hibernaterouting.routing.internal.InternalItSupport.runtime;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
@@ -22,6 +23,7 @@ import org.hibernate.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * connection that went back to the pool and came out again (HikariCP resets its state then), and
  * one whose unit of work ran {@code RESET ALL} on it.
  */
+@ExtendWith(RoutingLeakCheck.class)
 class ReplicaConnectionReadOnlyIT {
     @RegisterExtension
     static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(0);
