@@ -8,7 +8,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import org.hibernate.cfg.AvailableSettings;
 
 /**
  * What the library's own ITs add to {@link RoutingTestSupport}: their schema and entities, and the
@@ -33,10 +35,23 @@ public final class RoutingItSupport {
 
     /**
      * A persistence unit "routing-it" with {@link Account} and {@link Note} and the shared test
-     * settings ({@link RoutingTestSupport#settings}); {@code overrides} win, null values remove.
+     * settings ({@link RoutingTestSupport#settings}), without a second-level cache; {@code overrides}
+     * win, null values remove.
      */
     public static EntityManagerFactory emf(PostgresCluster cluster, Map<String, ?> overrides) {
-        return RoutingTestSupport.emf("routing-it", cluster, overrides, Account.class, Note.class);
+        return RoutingTestSupport.emf("routing-it", cluster, withoutCache(overrides), Account.class, Note.class);
+    }
+
+    /**
+     * {@code overrides}, switching the second-level cache off unless they say otherwise: the module's
+     * test class path has a cache provider (for {@code SecondLevelCacheIT}), which Hibernate would
+     * otherwise pick up on its own.
+     */
+    static Map<String, Object> withoutCache(Map<String, ?> overrides) {
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, "false");
+        settings.putAll(overrides);
+        return settings;
     }
 
     /**

@@ -1,20 +1,28 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
+import io.github.hibernaterouting.routing.internal.cache.RoutingRegionFactory;
 import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.cache.internal.NoCachingRegionFactory;
+import org.hibernate.cache.spi.RegionFactory;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventType;
 import org.hibernate.integrator.spi.Integrator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Registers the {@link ReplicaReadGuard} event listeners when routing is on.
+ * Registers the {@link ReplicaReadGuard} event listeners when routing is on, and warns if the
+ * second-level cache provider escaped the library's wrapper ({@link RoutingRegionFactory}).
  *
  * <p>Found by Hibernate through {@code META-INF/services/org.hibernate.integrator.spi.Integrator}.
  */
 public final class RoutingIntegrator implements Integrator {
+    private static final Logger LOG = LoggerFactory.getLogger(RoutingIntegrator.class);
+
     @Override
     public void integrate(
             Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
@@ -33,5 +41,17 @@ public final class RoutingIntegrator implements Integrator {
         listeners.appendListeners(EventType.PRE_COLLECTION_RECREATE, guard);
         listeners.appendListeners(EventType.PRE_COLLECTION_UPDATE, guard);
         listeners.appendListeners(EventType.PRE_COLLECTION_REMOVE, guard);
+        final RegionFactory caching = sessionFactory.getServiceRegistry().getService(RegionFactory.class);
+        if (caching != null
+                && !(caching instanceof NoCachingRegionFactory)
+                && !(caching instanceof RoutingRegionFactory)) {
+            // Installed as a service instance, or by an initiator contributed after the library's.
+            LOG.warn(
+                    "The second-level cache provider {} was installed without hibernate-routing's wrapper: its caches "
+                            + "are split by connection identifier and filled by reads on replicas, so they can serve "
+                            + "data older than a write, or than the lag bound. Configure it with "
+                            + "hibernate.cache.region.factory_class instead",
+                    caching.getClass().getName());
+        }
     }
 }

@@ -4,13 +4,16 @@ import static org.hibernate.cfg.MultiTenancySettings.MULTI_TENANT_CONNECTION_PRO
 import static org.hibernate.cfg.MultiTenancySettings.MULTI_TENANT_IDENTIFIER_RESOLVER;
 
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.internal.cache.RoutingRegionFactoryInitiator;
 import java.util.Map;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.service.spi.ServiceContributor;
 
 /**
  * Switches routing on when the persistence unit names replicas, with no other setting needed:
- * installs {@link RoutingConnectionProvider} and {@link RoutingTenantResolver}.
+ * installs {@link RoutingConnectionProvider} and {@link RoutingTenantResolver}, and wraps the
+ * second-level cache provider, if caching is on, so that its caches stay one view whichever server
+ * a session uses ({@code RoutingRegionFactory}).
  *
  * <p>Found by Hibernate through {@code META-INF/services/org.hibernate.service.spi.ServiceContributor}.
  * Without {@code hibernate.routing.replica_urls} (or with only the primary's URL there) it does
@@ -29,6 +32,8 @@ public final class RoutingServiceContributor implements ServiceContributor {
         requireAbsentOr(settings, MULTI_TENANT_IDENTIFIER_RESOLVER, RoutingTenantResolver.class);
         builder.applySetting(MULTI_TENANT_CONNECTION_PROVIDER, new RoutingConnectionProvider(config));
         builder.applySetting(MULTI_TENANT_IDENTIFIER_RESOLVER, new RoutingTenantResolver(config.strategy));
+        // Added after Hibernate's own initiators, so it replaces the standard one for RegionFactory.
+        builder.addInitiator(new RoutingRegionFactoryInitiator());
     }
 
     private static void requireAbsentOr(Map<String, Object> settings, String key, Class<?> ours) {

@@ -15,6 +15,8 @@ import java.sql.SQLException;
  * ({@link PhysicalConnections#replicaCursorWanted}).</li>
  * <li>When it is a {@code SET} or {@code RESET} ({@code setting} not null) and has run: it is then
  * carried over to every other physical connection of the unit of work.</li>
+ * <li>When it runs on a replica ({@code replicaReads} not null): until it is closed, what the session
+ * reads may come from the replica, and must not fill Hibernate's caches.</li>
  * </ul>
  * {@link #getConnection()} answers the routed connection, never the physical one, so that code
  * holding a statement cannot bypass routing.
@@ -27,6 +29,10 @@ final class RoutedStatement extends ForwardingPreparedStatement {
     private final String setting;
     /** Its classification, with the setting's scope and name. */
     private final Classification settingClassification;
+    /** A fetch size given to it may need a transaction on the replica. */
+    private final boolean watchFetchSize;
+    /** The router that counts this statement as open on a replica, else {@code null}. */
+    private UnitOfWorkRouter replicaReads;
 
     RoutedStatement(
             PreparedStatement statement,
@@ -34,13 +40,17 @@ final class RoutedStatement extends ForwardingPreparedStatement {
             PhysicalConnections physicals,
             Connection physical,
             String setting,
-            Classification settingClassification) {
+            Classification settingClassification,
+            boolean watchFetchSize,
+            UnitOfWorkRouter replicaReads) {
         super(statement);
         this.routed = routed;
         this.physicals = physicals;
         this.physical = physical;
         this.setting = setting;
         this.settingClassification = settingClassification;
+        this.watchFetchSize = watchFetchSize;
+        this.replicaReads = replicaReads;
     }
 
     /** After the statement ran without an error: a setting is recorded to be carried over. */
@@ -57,10 +67,22 @@ final class RoutedStatement extends ForwardingPreparedStatement {
 
     @Override
     public void setFetchSize(int rows) throws SQLException {
-        if (rows > 0) {
+        if (rows > 0 && watchFetchSize) {
             physicals.replicaCursorWanted(physical);
         }
         delegate.setFetchSize(rows);
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try {
+            delegate.close();
+        } finally {
+            if (replicaReads != null) {
+                replicaReads.replicaStatementClosed();
+                replicaReads = null;
+            }
+        }
     }
 
     @Override

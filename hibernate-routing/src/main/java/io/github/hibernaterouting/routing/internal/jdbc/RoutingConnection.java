@@ -64,6 +64,11 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
         return router.sessionRouting();
     }
 
+    @Override
+    public boolean mayBeReadingReplicaData() {
+        return router.mayBeReadingReplicaData();
+    }
+
     /** The physical connection that must run {@code sql}. */
     private Connection route(String sql) throws SQLException {
         checkOpen();
@@ -227,6 +232,7 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
             return;
         }
         closed = true;
+        router.released();
         // HikariCP rolls back a connection returned with an open transaction.
         transaction.release();
     }
@@ -239,6 +245,7 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
     @Override
     public void abort(Executor executor) throws SQLException {
         closed = true;
+        router.released();
         physicals.abort(executor);
     }
 

@@ -30,6 +30,8 @@ final class UnitOfWorkRouter {
     private String routedSetting;
 
     private Classification routedSettingClassification;
+    /** Statements prepared on a replica and not closed yet: rows being read may come from there. */
+    private int openReplicaStatements;
 
     UnitOfWorkRouter(
             JdbcRouting routing, PhysicalConnections physicals, LogicalTransaction transaction, boolean primaryTenant) {
@@ -126,20 +128,52 @@ final class UnitOfWorkRouter {
         return wrote(unit, RouteReason.RAW_JDBC);
     }
 
-    /** {@code statement} as prepared on {@code target}, watched if it is a setting or if a fetch size could need a cursor. */
+    /**
+     * {@code statement} as prepared on {@code target}, watched if it is a setting, if a fetch size
+     * could need a cursor, or if it runs on a replica (until it is closed, see {@link #mayBeReadingReplicaData}).
+     */
     PreparedStatement prepared(Connection routed, Connection target, PreparedStatement statement) throws SQLException {
+        final boolean onReplica = target == physicals.replica;
         final String setting = routedSetting;
+        final boolean watchFetchSize = physicals.cursorMayNeedTransaction(target);
         if (setting != null) {
             routedSetting = null;
-            if (target == physicals.replica) {
+            if (onReplica) {
                 // Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
                 // rollback (SET), so the replica needs a transaction of its own for it.
                 physicals.replicaTransactionWanted();
             }
-            return new RoutedStatement(statement, routed, physicals, target, setting, routedSettingClassification);
+        } else if (!watchFetchSize && !onReplica) {
+            return statement;
         }
-        return physicals.cursorMayNeedTransaction(target)
-                ? new RoutedStatement(statement, routed, physicals, target, null, null)
-                : statement;
+        if (onReplica) {
+            openReplicaStatements++;
+        }
+        return new RoutedStatement(
+                statement,
+                routed,
+                physicals,
+                target,
+                setting,
+                setting != null ? routedSettingClassification : null,
+                watchFetchSize || setting != null,
+                onReplica ? this : null);
+    }
+
+    /** A statement prepared on a replica was closed. */
+    void replicaStatementClosed() {
+        if (openReplicaStatements > 0) {
+            openReplicaStatements--;
+        }
+    }
+
+    /** The routed connection was closed: its statements are gone with it. */
+    void released() {
+        openReplicaStatements = 0;
+    }
+
+    /** See {@link SessionRouting.Routed#mayBeReadingReplicaData()}. */
+    boolean mayBeReadingReplicaData() {
+        return openReplicaStatements > 0 || unit != null && unit.lastStatementOnReplica();
     }
 }

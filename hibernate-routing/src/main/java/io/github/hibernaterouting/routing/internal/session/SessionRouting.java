@@ -57,6 +57,14 @@ public final class SessionRouting {
     public interface Routed {
         /** The session's routing state, or {@code null} if the connection was not acquired through a session. */
         SessionRouting sessionRouting();
+
+        /**
+         * Whether what the session is reading through this connection right now may come from a
+         * replica: a statement that ran on a replica is still open (Hibernate processes, and caches,
+         * the rows of a statement before it closes it, while nested loads run other statements), or
+         * the last statement ran on a replica.
+         */
+        boolean mayBeReadingReplicaData();
     }
 
     /** Whether the session was opened with the {@code "primary"} connection identifier. */

@@ -31,7 +31,7 @@ class RoutedStatementTest {
         final Connection physical = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), physical, null, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null), physical, null, null, true, null);
 
         int checked = 0;
         for (Method method : PreparedStatement.class.getMethods()) {
@@ -63,7 +63,7 @@ class RoutedStatementTest {
                 (proxy, method, args) ->
                         method.getName().equals("isWrapperFor") ? Boolean.FALSE : "the statement's answer");
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), null, null, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null), null, null, null, true, null);
         assertThat(watch.unwrap(RoutedStatement.class)).isSameAs(watch);
         assertThat(watch.isWrapperFor(PreparedStatement.class)).isTrue();
         assertThat(watch.unwrap(String.class)).isEqualTo("the statement's answer");
@@ -81,8 +81,51 @@ class RoutedStatementTest {
         final Connection routed = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                statement, routed, new PhysicalConnections(null, null, null, 0, null), physical, null, null);
+                statement,
+                routed,
+                new PhysicalConnections(null, null, null, 0, null),
+                physical,
+                null,
+                null,
+                true,
+                null);
         assertThat(watch.getConnection()).isSameAs(routed);
+    }
+
+    @Test
+    void aStatementOnAReplica_countsAsReadingReplicaData_untilItIsClosed() throws Exception {
+        final Connection replica = (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
+        final Connection primary = (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
+        final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null);
+        physicals.replica = replica;
+        physicals.primary = primary;
+        final UnitOfWorkRouter router = new UnitOfWorkRouter(null, physicals, null, false);
+        final PreparedStatement statement = (PreparedStatement) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> null);
+
+        assertThat(router.prepared(null, primary, statement))
+                .as("a statement on the primary in auto-commit needs no watching")
+                .isSameAs(statement);
+        assertThat(router.mayBeReadingReplicaData()).isFalse();
+
+        final PreparedStatement outer = router.prepared(null, replica, statement);
+        final PreparedStatement nested = router.prepared(null, replica, statement);
+        assertThat(router.mayBeReadingReplicaData()).isTrue();
+        nested.close();
+        nested.close();
+        assertThat(router.mayBeReadingReplicaData())
+                .as("the outer statement is still open, whatever ran since")
+                .isTrue();
+        outer.close();
+        assertThat(router.mayBeReadingReplicaData()).isFalse();
+
+        router.prepared(null, replica, statement);
+        router.released();
+        assertThat(router.mayBeReadingReplicaData())
+                .as("a statement left open is gone with its connection")
+                .isFalse();
     }
 
     /** Arguments that differ from one position to the next, so a swapped pair would show. */
