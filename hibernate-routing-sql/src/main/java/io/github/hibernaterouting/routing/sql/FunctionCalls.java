@@ -154,6 +154,9 @@ final class FunctionCalls {
             if (t.is(prev, "as")) {
                 return false;
             }
+            if (JdbcEscapes.isFunctionKeyword(t, prev)) {
+                return true; // {fn name(…)}: pgjdbc passes name(…) on to the server
+            }
             return BuiltinFunctions.KEYWORDS.get(t.sql, t.start[prev], t.end[prev]) != NameTable.ABSENT;
         }
         return true;

@@ -16,7 +16,8 @@ import java.util.Objects;
  * CTEs, locking clauses, {@code SELECT … INTO} and function calls, which are judged by built-in
  * knowledge generated from {@code pg_proc} ({@link BuiltinFunctions}) and the optional
  * {@link FunctionCatalog}. Several statements separated by {@code ;} are replica-safe only if
- * each one is.
+ * each one is. JDBC escapes are read as pgjdbc rewrites them: a <code>{fn name(…)}</code> it passes
+ * through is judged like any call, <code>{call …}</code> is a {@link Reason#CALL}.
  *
  * <p>Session and transaction statements: {@code SET}, {@code RESET}, {@code SET ROLE},
  * {@code PREPARE} of a read-only statement, cursors over read-only queries, {@code BEGIN},

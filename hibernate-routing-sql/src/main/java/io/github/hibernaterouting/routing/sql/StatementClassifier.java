@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.sql;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.OP;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
@@ -33,6 +34,7 @@ final class StatementClassifier {
     private static final Classification FOR_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR SHARE");
     private static final Classification FOR_KEY_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR KEY SHARE");
     private static final Classification SELECT_INTO = Classification.of(Reason.SELECT_INTO, "INTO");
+    private static final Classification UNKNOWN_ESCAPE = Classification.of(Reason.UNPARSEABLE, "unknown JDBC escape");
 
     // Statement kinds, keyed by the first keyword.
     private static final int K_QUERY = 1;
@@ -117,6 +119,10 @@ final class StatementClassifier {
         if (t.type[from] == LPAREN) {
             return query(t, from, to);
         }
+        if (JdbcEscapes.isOpenBrace(t, from)) {
+            int call = JdbcEscapes.callKeyword(t, from, to);
+            return call < 0 ? UNPARSEABLE : Classification.of(Reason.CALL, procedureName(t, call + 1, to));
+        }
         if (t.type[from] != WORD) {
             return UNPARSEABLE;
         }
@@ -154,9 +160,7 @@ final class StatementClassifier {
             case K_DECLARE:
                 return SessionStatements.declare(this, t, from + 1, to);
             case K_CALL:
-                return Classification.of(
-                        Reason.CALL,
-                        to > from + 1 && t.type[from + 1] != LPAREN ? Identifiers.folded(t, from + 1) : null);
+                return Classification.of(Reason.CALL, procedureName(t, from + 1, to));
             case K_DO:
                 return Classification.of(Reason.DO_BLOCK);
             case K_COPY:
@@ -206,9 +210,22 @@ final class StatementClassifier {
                 if (f != null) {
                     return f;
                 }
+            } else if (type == OP && JdbcEscapes.isOpenBrace(t, i)) {
+                if (!JdbcEscapes.isKnown(t, i)) {
+                    return UNKNOWN_ESCAPE;
+                }
+                int translated = JdbcEscapes.translatedFunction(t, i);
+                if (translated > 0) {
+                    i = translated; // pgjdbc replaces {fn ucase(…)} & co. with read-only SQL; the arguments still count
+                }
             }
         }
         return READ_ONLY;
+    }
+
+    /** The (first part of the) name of the procedure a {@code CALL} at {@code i} names, or null. */
+    private static String procedureName(Tokens t, int i, int to) {
+        return i < to && (t.type[i] == WORD || t.type[i] == QIDENT) ? Identifiers.folded(t, i) : null;
     }
 
     private static Classification lockingClause(Tokens t, int i) {

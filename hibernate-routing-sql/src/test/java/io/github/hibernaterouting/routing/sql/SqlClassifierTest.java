@@ -592,6 +592,71 @@ class SqlClassifierTest {
         assertPrimary("copy users from stdin", Reason.COPY_FROM, null);
     }
 
+    // ---- JDBC escapes -----------------------------------------------------------------------
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select {fn nextval('s')}|WRITING_FUNCTION|nextval",
+                "select {fn pg_try_advisory_lock(42)}|WRITING_FUNCTION|pg_try_advisory_lock",
+                "SELECT {FN NEXTVAL('s')}|WRITING_FUNCTION|nextval",
+                "select {fn pg_catalog.setval('s', 1)}|WRITING_FUNCTION|setval",
+                "select {fn \"nextval\"('s')}|WRITING_FUNCTION|nextval",
+                "select * from t where id = {fn currval('s')}|WRITING_FUNCTION|currval",
+                "select {fn ucase({fn nextval('s')})}|WRITING_FUNCTION|nextval",
+                "select {fn my_function(1)}|UNKNOWN_FUNCTION|my_function",
+            })
+    void jdbcFunctionEscape_isJudgedLikeAPlainCall(String sql, Reason reason, String detail) {
+        // pgjdbc sends a {fn name(...)} it does not translate to the server as name(...)
+        assertPrimary(sql, reason, detail);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select {fn ucase(name)}, {fn lcase(name)}, {fn length(name)}, {fn ltrim(name)} from t",
+                "select {fn insert(name, 1, 2, 'x')}, {fn left(name, 2)}, {fn right(name, 2)} from t",
+                "select {fn truncate(x, 2)}, {fn second(ts)}, {fn char(65)}, {fn locate('a', name)} from t",
+                "select {fn curdate()}, {fn curtime()}, {fn ifnull(a, b)}, {fn user()}, {fn database()} from t",
+                "select {fn timestampadd(SQL_TSI_DAY, 1, ts)}, {fn timestampdiff(SQL_TSI_DAY, a, b)} from t",
+                "select {fn now()}, {fn abs(-1)}, {fn lower(name)} from t",
+                "select {fn current_date}",
+                "select * from t where d = {d '2024-01-01'} and t = {t '10:00:00'} and ts > {ts '2024-01-01 10:00:00'}",
+                "select * from {oj a left outer join b on a.id = b.a_id}",
+                "select * from t where name like 'a\\_%' {escape '\\'}",
+                "select * from t {limit 10}",
+            })
+    void jdbcEscapesOfReadOnlySql_stayOnReplica(String sql) {
+        assertReplica(sql, Reason.READ_ONLY);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "{call refresh_totals(1)}|refresh_totals",
+                "{ call refresh_totals(?, ?) }|refresh_totals",
+                "{? = call get_total(?)}|get_total",
+                "{?= call get_total(?)}|get_total",
+                "{ ? = call get_total() }|get_total",
+            })
+    void jdbcCallEscape_goesToPrimaryAsACall(String sql, String procedure) {
+        assertPrimary(sql, Reason.CALL, procedure);
+    }
+
+    @Test
+    void unknownJdbcEscape_isUnparseable() {
+        // pgjdbc reads "{fnnextval(…)}" as {fn nextval(…)}: whatever the catalog says of "fnnextval"
+        FunctionCatalog catalog = (schema, name) -> Volatility.STABLE;
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 10);
+        assertPrimaryWith(withCatalog, "select {fnnextval('s')}", Reason.UNPARSEABLE, "unknown JDBC escape");
+        assertPrimaryWith(withCatalog, "select {ojnextval('s')}", Reason.UNPARSEABLE, "unknown JDBC escape");
+        assertPrimaryWith(withCatalog, "select {1}", Reason.UNPARSEABLE, "unknown JDBC escape");
+    }
+
     // ---- catalog ----------------------------------------------------------------------------
 
     @Test
