@@ -18,7 +18,8 @@ import io.github.hibernaterouting.routing.sql.internal.Tokens;
  * not proven read-only gets a verdict for the primary.
  *
  * <p>Identifiers followed by a parenthesis that are not calls — type modifiers, alias and CTE
- * column lists, grammar keywords such as {@code OVER (…)} — are told apart by context. Stateless
+ * column lists, grammar keywords such as {@code FETCH NEXT (…)} ({@link GrammarKeywords}) — are told
+ * apart by context. Stateless
  * apart from the catalog, so one instance serves all threads.
  */
 final class FunctionCalls {
@@ -64,12 +65,13 @@ final class FunctionCalls {
             int kw = BuiltinFunctions.KEYWORDS.get(t.sql, ns, ne);
             // Reserved and column-name keywords cannot name a function unquoted, so before "(" they
             // are grammar: IN (…), EXISTS (…), COALESCE (…). Other keywords can (a user function
-            // may be called "freeze"), so only a known list of them counts as grammar: OVER (…), JOIN (…).
+            // may be called "next" or "rows"), so they are grammar only where the tokens before them
+            // say so: FETCH NEXT (…), ORDER BY x ROWS (…) PRECEDING, LEFT JOIN (…).
             if (kw != NameTable.ABSENT
                     && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
                     && (kw == BuiltinFunctions.KW_RESERVED
                             || kw == BuiltinFunctions.KW_COLUMN_NAME
-                            || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
+                            || GrammarKeywords.isGrammar(t, from, first))) {
                 return null;
             }
         }

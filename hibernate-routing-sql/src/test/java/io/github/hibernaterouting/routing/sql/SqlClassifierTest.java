@@ -657,6 +657,125 @@ class SqlClassifierTest {
         assertPrimaryWith(withCatalog, "select {1}", Reason.UNPARSEABLE, "unknown JDBC escape");
     }
 
+    // ---- user functions named like unreserved keywords -------------------------------------
+
+    /** Knows a VOLATILE function for every unreserved keyword the grammar also puts before "(". */
+    private static final FunctionCatalog VOLATILE_KEYWORD_FUNCTIONS = (schema, name) -> switch (name) {
+        case "next",
+                "value",
+                "first",
+                "rows",
+                "range",
+                "groups",
+                "cube",
+                "rollup",
+                "sets",
+                "by",
+                "escape",
+                "zone",
+                "second",
+                "varying",
+                "materialized",
+                "columns",
+                "passing",
+                "ordinality",
+                "over",
+                "filter",
+                "set",
+                "recursive",
+                "nothing",
+                "include",
+                "repeatable",
+                "join",
+                "operator" -> Volatility.VOLATILE;
+        default -> Volatility.UNKNOWN;
+    };
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select next(1)|next",
+                "select value(1)|value",
+                "select first(x) from t|first",
+                "select rows(1)|rows",
+                "select range(1, 2)|range",
+                "select groups(1)|groups",
+                "select * from t where a = next(1)|next",
+                "select 1, range(1)|range",
+                "select x from t order by value(x)|value",
+                "select cube(1, 2)|cube",
+                "select a from t group by a having rollup(a) > 0|rollup",
+                "select a, rollup(a) from t group by a|rollup",
+                "select sets(1)|sets",
+                "select * from t where by(1)|by",
+                "select x like escape('%') from t|escape",
+                "select zone(1)|zone",
+                "select second(1)|second",
+                "select varying(1)|varying",
+                "select materialized(1)|materialized",
+                "select columns(1)|columns",
+                "select passing(1)|passing",
+                "select ordinality(1)|ordinality",
+                "select over(1)|over",
+                "select filter(1)|filter",
+                "select set(1)|set",
+                "select recursive(1)|recursive",
+                "select nothing(1)|nothing",
+                "select include(1)|include",
+                "select repeatable(1)|repeatable",
+                "select join(1)|join",
+                "select {fn next(1)}|next",
+                "select * from t order by a fetch next (next(1)) rows only|next",
+                "select * from t fetch first rows(1) rows only|rows",
+                "select * from t where x similar to second('a')|second",
+                "select count(*) from t group by value(x)|value",
+                "select * from t where x = any(select escape(y) from u)|escape",
+            })
+    void userFunctionNamedLikeAnUnreservedKeyword_isACall(String sql, String name) {
+        assertPrimaryWith(new SqlClassifier(VOLATILE_KEYWORD_FUNCTIONS, 0), sql, Reason.VOLATILE_FUNCTION, name);
+        assertPrimary(sql, Reason.UNKNOWN_FUNCTION, name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select * from t order by a fetch next (5) rows only",
+                "select * from t order by a offset (1) rows fetch first (2) rows only",
+                "select sum(x) over (order by y rows between unbounded preceding and current row) from t",
+                "select sum(x) over (order by y range between unbounded preceding and current row) from t",
+                "select sum(x) over (order by y desc rows (1) preceding) from t",
+                "select sum(x) over (order by y nulls last groups (1) preceding) from t",
+                "select sum(x) over (rows (2) preceding) from t",
+                "select sum(x) over w from t window w as (rows (2) preceding)",
+                "values (1), (2)",
+                "select a, b from t group by cube (a, b)",
+                "select a from t group by rollup (a), cube (b)",
+                "select a from t group by a, rollup (b)",
+                "select a from t group by distinct rollup (a)",
+                "select a from t group by grouping sets ((a), cube (a, b), rollup (b))",
+                "select a from t group by grouping sets (rollup (a), cube (b))",
+                "select * from t where name like 'a' escape ('!')",
+                "select * from t where name not like ('%x') and name not ilike ('y%')",
+                "select x at time zone ('UTC') from t",
+                "select interval '1.5' second (3)",
+                "select interval '1:30' minute to second (3)",
+                "with c as not materialized (select 1) select * from c",
+                "with c as materialized (select 1) select * from c",
+                "select * from a left join (b join c on true) on true",
+                "select * from a cross join (select 1) b",
+                "select xmlexists('//a' passing by value ('<a/>'::xml))",
+                "select xmlexists('//a' passing ('<a/>'::xml))",
+                "select json_object('a' value (1))",
+                "select 1 operator(pg_catalog.+) 2",
+            })
+    void grammarBeforeAParenthesis_staysReadOnly_evenWithACatalogThatKnowsSuchAFunction(String sql) {
+        assertReplica(sql, Reason.READ_ONLY);
+        Classification c = new SqlClassifier(VOLATILE_KEYWORD_FUNCTIONS, 0).classify(sql);
+        assertThat(c.reason()).as("%s with the catalog: %s", sql, c).isEqualTo(Reason.READ_ONLY);
+    }
+
     // ---- catalog ----------------------------------------------------------------------------
 
     @Test
