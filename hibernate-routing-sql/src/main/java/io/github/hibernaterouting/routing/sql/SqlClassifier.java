@@ -32,7 +32,11 @@ import java.util.Objects;
  *
  * <p>Known limits: a read-only statement can still reach a writing function indirectly, through a
  * view, a user-defined operator, a domain's CHECK constraint or a type's input function; the
- * classifier sees only the text. SQL is assumed to run with {@code standard_conforming_strings = on}.
+ * classifier sees only the text. A function called in attribute notation ({@code t.f} for
+ * {@code f(t)}) is recognised only with a {@link FunctionCatalog} that knows a one-argument
+ * {@code f} (and then a column named like such a function keeps its query on the primary); without
+ * a catalog nothing tells {@code t.f} from a column, so it is read as one. SQL is assumed to run
+ * with {@code standard_conforming_strings = on}.
  *
  * <p>Thread-safe. {@link #classify} memoises verdicts per SQL string in a bounded cache, so the
  * repeated statements of an ORM cost one hash lookup and no allocation.

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.sql;
 
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.DOT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.OP;
@@ -201,12 +202,16 @@ final class StatementClassifier {
                     // Also catches an unquoted column named "update": a missed offload, never a leak.
                     return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE, verb(t, i));
                 }
-                Classification f = functionCalls.functionCall(t, from, i, to);
+                Classification f = i > from && t.type[i - 1] == DOT
+                        ? functionCalls.attributeCall(t, from, i, to)
+                        : functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }
             } else if (type == QIDENT) {
-                Classification f = functionCalls.functionCall(t, from, i, to);
+                Classification f = i > from && t.type[i - 1] == DOT
+                        ? functionCalls.attributeCall(t, from, i, to)
+                        : functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }

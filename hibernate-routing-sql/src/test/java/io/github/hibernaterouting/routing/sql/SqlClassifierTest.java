@@ -818,6 +818,75 @@ class SqlClassifierTest {
     }
 
     @Test
+    void attributeNotationOfAVolatileFunction_isThatCall() {
+        // PostgreSQL runs t.audit_row as audit_row(t) when tbl has no column audit_row.
+        FunctionCatalog catalog = (schema, name) -> switch (name) {
+            case "audit_row", "nextval" -> Volatility.VOLATILE;
+            case "full_name" -> Volatility.STABLE;
+            default -> Volatility.UNKNOWN;
+        };
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 0);
+        assertPrimaryWith(withCatalog, "select t.audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(
+                withCatalog,
+                "select * from tbl t where t.audit_row is not null",
+                Reason.VOLATILE_FUNCTION,
+                "audit_row");
+        assertPrimaryWith(withCatalog, "select (t).audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select app.tbl.audit_row from app.tbl", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select t.\"audit_row\" from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select s.nextval from seq s", Reason.WRITING_FUNCTION, "nextval");
+        assertThat(withCatalog.classify("select t.full_name, t.id from tbl t").replicaSafe())
+                .isTrue();
+    }
+
+    @Test
+    void attributeNotation_onlyForFunctionsCallableWithOneArgument_andOnlyInExpressions() {
+        FunctionCatalog catalog = new FunctionCatalog() {
+            @Override
+            public Volatility volatility(String schema, String name) {
+                return name.equals("audit_row") || name.equals("touch") ? Volatility.VOLATILE : Volatility.UNKNOWN;
+            }
+
+            @Override
+            public boolean callableWithOneArgument(String schema, String name) {
+                return name.equals("audit_row");
+            }
+        };
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 0);
+        for (String sql : new String[] {
+            "select t.touch from tbl t", // touch(a, b): no one-argument version
+            "select t.other from tbl t",
+            "select * from app.audit_row",
+            "select * from a join app.audit_row r on true",
+            "select x::app.audit_row, cast(y as app.audit_row) from t",
+            "select x collate app.audit_row from t",
+            "table app.audit_row",
+            "select audit_row.id from audit_row",
+            "select t.audit_row.x from tbl t",
+        }) {
+            Classification c = withCatalog.classify(sql);
+            assertThat(c.replicaSafe()).as("%s: %s", sql, c).isTrue();
+        }
+        assertPrimaryWith(
+                withCatalog, "select extract(year from t.audit_row) from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(
+                withCatalog,
+                "select * from tbl t where x is distinct from t.audit_row",
+                Reason.VOLATILE_FUNCTION,
+                "audit_row");
+        assertPrimaryWith(withCatalog, "select (t).audit_row.x from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select t.arr[1].audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+    }
+
+    @Test
+    void attributeNotationWithoutACatalog_isAKnownLimit() {
+        // Nothing tells a column from a function without a catalog: t.audit_row is read as a column.
+        assertReplica("select t.audit_row from tbl t", Reason.READ_ONLY);
+        assertReplica("select s.nextval from seq s", Reason.READ_ONLY);
+    }
+
+    @Test
     void volatileBuiltinNotOnTheHarmlessList_goesToPrimary() {
         assertPrimary(
                 "select pg_log_backend_memory_contexts(1)", Reason.WRITING_FUNCTION, "pg_log_backend_memory_contexts");
