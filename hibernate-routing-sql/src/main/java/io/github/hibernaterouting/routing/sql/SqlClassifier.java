@@ -26,7 +26,9 @@ import java.util.Objects;
  * sending a {@code SET LOCAL statement_timeout} to the primary would needlessly pull a whole
  * read-only unit of work off the replica. The price is that such state belongs to the connection
  * that ran it: a router that later moves the unit of work to another connection must carry it over;
- * {@link Classification#settingScope()} tells which statements to carry, and for how long. Transactions a standby refuses
+ * {@link Classification#settingScope()} tells which statements to carry, and for how long, and
+ * {@link Classification#control()} which statements begin or end a transaction or open, use or
+ * close a cursor ({@link Classification#cursorName()}). Transactions a standby refuses
  * (serializable, read-write, two-phase commit) go to the primary. {@code EXECUTE} of a prepared
  * statement goes to the primary, since its text is not visible here.
  *

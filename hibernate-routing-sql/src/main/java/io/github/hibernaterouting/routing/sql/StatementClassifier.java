@@ -57,6 +57,8 @@ final class StatementClassifier {
     private static final int K_COPY = 17;
     private static final int K_LOCK = 18;
     private static final int K_UTILITY = 19;
+    private static final int K_CURSOR_USE = 20;
+    private static final int K_CLOSE = 21;
 
     private static final NameTable STATEMENT_KINDS = statementKinds();
 
@@ -97,10 +99,14 @@ final class StatementClassifier {
         if (first == null) {
             return EMPTY;
         }
-        // A script's settings are carried as the whole script, under no single parameter's name.
-        return pieces > 1 && first.settingScope() != SettingScope.NONE
+        if (pieces == 1) {
+            return first;
+        }
+        // A script's settings are carried as the whole script, under no single parameter's name, and
+        // it does not report the control of any one statement: its control is NONE.
+        return first.settingScope() != SettingScope.NONE
                 ? Classification.setting(first.settingScope(), null)
-                : first;
+                : first.withoutControl();
     }
 
     private static boolean hasMoreStatements(Tokens t, int semi) {
@@ -144,14 +150,14 @@ final class StatementClassifier {
             case K_RESET:
                 return SessionStatements.reset(t, from + 1, to);
             case K_BEGIN:
-                return SessionStatements.transactionModes(t, from + 1, to);
+                return SessionStatements.begin(t, from + 1, to);
             case K_END:
                 if (t.is(from + 1, "prepared")) {
                     return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, verb(t, from) + " PREPARED");
                 }
-                return TRANSACTION_CONTROL;
+                return SessionStatements.end(t, from, to);
             case K_SAVEPOINT:
-                return TRANSACTION_CONTROL;
+                return SessionStatements.SAVEPOINT;
             case K_PREPARE:
                 return SessionStatements.prepare(this, t, from + 1, to);
             case K_EXECUTE:
@@ -160,6 +166,10 @@ final class StatementClassifier {
                 return SESSION_STATE;
             case K_DECLARE:
                 return SessionStatements.declare(this, t, from + 1, to);
+            case K_CURSOR_USE:
+                return SessionStatements.fetch(t, from + 1, to);
+            case K_CLOSE:
+                return SessionStatements.close(t, from + 1, to);
             case K_CALL:
                 return Classification.of(Reason.CALL, procedureName(t, from + 1, to));
             case K_DO:
@@ -285,7 +295,7 @@ final class StatementClassifier {
         }
         Classification inner = classifyStatement(t, i, to);
         if (inner.replicaSafe()) {
-            return inner;
+            return inner.withoutControl(); // EXPLAIN ANALYZE DECLARE runs the query but opens no cursor
         }
         return Classification.of(
                 Reason.EXPLAIN_ANALYZE_WRITE,
@@ -312,7 +322,9 @@ final class StatementClassifier {
             {K_SAVEPOINT, "savepoint", "release"},
             {K_PREPARE, "prepare"},
             {K_EXECUTE, "execute"},
-            {K_SESSION, "deallocate", "fetch", "move", "close", "discard", "unlisten"},
+            {K_SESSION, "deallocate", "discard", "unlisten"},
+            {K_CURSOR_USE, "fetch", "move"},
+            {K_CLOSE, "close"},
             {K_DECLARE, "declare"},
             {K_CALL, "call"},
             {K_DO, "do"},

@@ -575,6 +575,142 @@ class SqlClassifierTest {
         assertPrimary(sql, Reason.PRIMARY_ONLY_TRANSACTION, detail);
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "begin|BEGIN",
+                "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ|BEGIN",
+                "start transaction|BEGIN",
+                "begin work|BEGIN",
+                "begin isolation level read committed|BEGIN",
+                "start transaction read only|BEGIN_READ_ONLY",
+                "begin read only|BEGIN_READ_ONLY",
+                "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY, DEFERRABLE|BEGIN_READ_ONLY",
+                "begin isolation level serializable|BEGIN",
+                "begin read only, isolation level serializable|BEGIN",
+                "start transaction read write|BEGIN",
+                "commit|END",
+                "COMMIT WORK|END",
+                "end|END",
+                "end transaction|END",
+                "rollback|END",
+                "rollback work|END",
+                "abort|END",
+                "commit and no chain|END",
+                "commit and chain|NONE",
+                "rollback work and chain|NONE",
+                "savepoint s1|SAVEPOINT",
+                "release savepoint s1|SAVEPOINT",
+                "release s1|SAVEPOINT",
+                "rollback to savepoint s1|SAVEPOINT",
+                "rollback to s1|SAVEPOINT",
+                "rollback transaction to savepoint s1|SAVEPOINT",
+                "ROLLBACK WORK TO s1|SAVEPOINT",
+                "commit prepared 'tx'|NONE",
+                "rollback prepared 'tx'|NONE",
+                "prepare transaction 'tx'|NONE",
+                "declare c cursor for select 1|CURSOR_OPEN",
+                "DECLARE c BINARY INSENSITIVE NO SCROLL CURSOR WITH HOLD FOR select * from t|CURSOR_OPEN",
+                "declare c cursor for select * from t for update|CURSOR_OPEN",
+                "fetch next from c|CURSOR_USE",
+                "fetch c|CURSOR_USE",
+                "fetch 10 in c|CURSOR_USE",
+                "FETCH FORWARD ALL FROM c|CURSOR_USE",
+                "fetch backward 2 from c|CURSOR_USE",
+                "fetch absolute -1 from c|CURSOR_USE",
+                "fetch relative +2 in c|CURSOR_USE",
+                "fetch prior c|CURSOR_USE",
+                "move last in c|CURSOR_USE",
+                "move c|CURSOR_USE",
+                "close c|CURSOR_CLOSE",
+                "close all|CURSOR_CLOSE",
+                "CLOSE \"My Cursor\"|CURSOR_CLOSE",
+                "select 1|NONE",
+                "set search_path = app|NONE",
+                "set transaction read only|NONE",
+                "show work_mem|NONE",
+                "deallocate all|NONE",
+                "prepare q as select 1|NONE",
+                "explain select 1|NONE",
+                "begin; select 1|NONE",
+                "select 1; commit|NONE",
+                "declare c cursor for select 1; fetch c|NONE",
+            })
+    void control_tellsRoutersAboutTransactionsAndCursors(String sql, Classification.Control control) {
+        assertThat(classifier.classify(sql).control()).as(sql).isEqualTo(control);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "declare c cursor for select 1|c",
+                "DECLARE MyCursor SCROLL CURSOR FOR select 1|mycursor",
+                "declare \"MyCursor\" cursor for select 1|MyCursor",
+                "declare c cursor for select * from t for update|c",
+                "fetch next from c|c",
+                "FETCH C|c",
+                "fetch 10 in \"Big\"|Big",
+                "fetch forward all from c|c",
+                "fetch absolute -1 from c|c",
+                "move last in c|c",
+                "fetch next|next",
+                "fetch forward|forward",
+                "close c|c",
+                "CLOSE \"All\"|All",
+            })
+    void cursorName_isFoldedLikePostgres(String sql, String name) {
+        assertThat(classifier.classify(sql).cursorName()).as(sql).isEqualTo(name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "close all",
+                "CLOSE ALL",
+                "select 1",
+                "begin",
+                "fetch 5",
+                "declare c cursor for select 1; fetch c"
+            })
+    void cursorName_isNullForCloseAllAndOtherStatements(String sql) {
+        assertThat(classifier.classify(sql).cursorName()).as(sql).isNull();
+    }
+
+    @Test
+    void control_keepsTheVerdict() {
+        Classification serializable = classifier.classify("begin isolation level serializable");
+        assertThat(serializable.replicaSafe()).isFalse();
+        assertThat(serializable.reason()).isEqualTo(Reason.PRIMARY_ONLY_TRANSACTION);
+        assertThat(serializable.detail()).isEqualTo("SERIALIZABLE");
+        assertThat(serializable.control()).isEqualTo(Classification.Control.BEGIN);
+        Classification forUpdate = classifier.classify("declare c cursor for select * from t for update");
+        assertThat(forUpdate.reason()).isEqualTo(Reason.LOCKING_CLAUSE);
+        assertThat(forUpdate.detail()).isEqualTo("FOR UPDATE");
+        assertThat(forUpdate.control()).isEqualTo(Classification.Control.CURSOR_OPEN);
+        assertThat(forUpdate.cursorName()).isEqualTo("c");
+        assertReplica("begin read only", Reason.TRANSACTION_CONTROL);
+        assertReplica("fetch next from c", Reason.SESSION_STATE);
+        assertReplica("close all", Reason.SESSION_STATE);
+        assertReplica("declare c cursor for select 1", Reason.SESSION_STATE);
+    }
+
+    @Test
+    void detailLessControlVerdicts_areSharedInstances() {
+        assertThat(classifier.classifyUncached("begin")).isSameAs(classifier.classifyUncached("start transaction"));
+        assertThat(classifier.classifyUncached("begin read only"))
+                .isSameAs(classifier.classifyUncached("start transaction read only"));
+        assertThat(classifier.classifyUncached("commit")).isSameAs(classifier.classifyUncached("rollback"));
+        assertThat(classifier.classifyUncached("savepoint a")).isSameAs(classifier.classifyUncached("release b"));
+        assertThat(classifier.classifyUncached("close all")).isSameAs(classifier.classifyUncached("CLOSE ALL"));
+        assertThat(classifier.classifyUncached("begin")).isNotEqualTo(classifier.classifyUncached("commit"));
+        assertThat(classifier.classifyUncached("fetch c")).isEqualTo(classifier.classifyUncached("FETCH NEXT FROM C"));
+        assertThat(classifier.classifyUncached("fetch c")).isNotEqualTo(classifier.classifyUncached("fetch d"));
+    }
+
     @Test
     void prepareOrCursorOverAWrite_goesToPrimary() {
         assertPrimary("prepare ins(int) as insert into t values ($1)", Reason.DML, "INSERT");
