@@ -29,7 +29,8 @@ import java.util.Objects;
  * {@link Classification#settingScope()} tells which statements to carry, and for how long, and
  * {@link Classification#control()} which statements begin or end a transaction or open, use or
  * close a cursor ({@link Classification#cursorName()}). Transactions a standby refuses
- * (serializable, read-write, two-phase commit) go to the primary. {@code EXECUTE} of a prepared
+ * (serializable, read-write, two-phase commit) go to the primary, and so does {@code DISCARD}
+ * ({@link Reason#SESSION_RESET}), which would reset a replica connection's read-only default. {@code EXECUTE} of a prepared
  * statement goes to the primary, since its text is not visible here.
  *
  * <p>Known limits: a read-only statement can still reach a writing function indirectly, through a

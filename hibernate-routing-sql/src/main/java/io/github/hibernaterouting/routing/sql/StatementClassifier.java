@@ -59,6 +59,7 @@ final class StatementClassifier {
     private static final int K_UTILITY = 19;
     private static final int K_CURSOR_USE = 20;
     private static final int K_CLOSE = 21;
+    private static final int K_DISCARD = 22;
 
     private static final NameTable STATEMENT_KINDS = statementKinds();
 
@@ -164,6 +165,9 @@ final class StatementClassifier {
                 return Classification.of(Reason.UTILITY, "EXECUTE");
             case K_SESSION:
                 return SESSION_STATE;
+            case K_DISCARD:
+                return Classification.of(
+                        Reason.SESSION_RESET, from + 1 < to && t.type[from + 1] == WORD ? verb(t, from + 1) : null);
             case K_DECLARE:
                 return SessionStatements.declare(this, t, from + 1, to);
             case K_CURSOR_USE:
@@ -322,7 +326,8 @@ final class StatementClassifier {
             {K_SAVEPOINT, "savepoint", "release"},
             {K_PREPARE, "prepare"},
             {K_EXECUTE, "execute"},
-            {K_SESSION, "deallocate", "discard", "unlisten"},
+            {K_SESSION, "deallocate", "unlisten"},
+            {K_DISCARD, "discard"},
             {K_CURSOR_USE, "fetch", "move"},
             {K_CLOSE, "close"},
             {K_DECLARE, "declare"},

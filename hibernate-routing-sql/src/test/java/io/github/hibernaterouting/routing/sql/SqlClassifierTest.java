@@ -459,7 +459,6 @@ class SqlClassifierTest {
                 "set constraints all deferred",
                 "set time zone 'UTC'",
                 "deallocate all",
-                "discard all",
                 "fetch next from c",
                 "move forward 5 in c",
                 "close c",
@@ -709,6 +708,21 @@ class SqlClassifierTest {
         assertThat(classifier.classifyUncached("begin")).isNotEqualTo(classifier.classifyUncached("commit"));
         assertThat(classifier.classifyUncached("fetch c")).isEqualTo(classifier.classifyUncached("FETCH NEXT FROM C"));
         assertThat(classifier.classifyUncached("fetch c")).isNotEqualTo(classifier.classifyUncached("fetch d"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "discard all|ALL",
+                "DISCARD PLANS|PLANS",
+                "discard sequences|SEQUENCES",
+                "discard temp|TEMP",
+                "discard temporary|TEMPORARY"
+            })
+    void discard_resetsTheSessionsReadOnlyDefault_soGoesToPrimary(String sql, String what) {
+        assertPrimary(sql, Reason.SESSION_RESET, what);
+        assertThat(Reason.SESSION_RESET.replicaSafe()).isFalse();
     }
 
     @Test
