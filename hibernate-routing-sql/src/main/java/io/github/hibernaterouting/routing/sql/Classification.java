@@ -61,21 +61,30 @@ public final class Classification {
 
     private static final Control[] CONTROLS = Control.values();
 
-    /** The detail-less verdicts without a setting scope or cursor name, one per (reason, control). */
+    /**
+     * The detail-less verdicts without a setting scope or cursor name: one per (reason, control), and
+     * for the replica-safe reasons a second one that {@link #dependsOnSearchPath()}.
+     */
     private static final Classification[][] SHARED = new Classification[Reason.values().length][CONTROLS.length];
+
+    private static final Classification[][] SHARED_SEARCH_PATH =
+            new Classification[Reason.values().length][CONTROLS.length];
 
     static {
         for (Reason r : Reason.values()) {
             for (Control k : CONTROLS) {
-                SHARED[r.ordinal()][k.ordinal()] = new Classification(r, null, null, SettingScope.NONE, k, null);
+                SHARED[r.ordinal()][k.ordinal()] = new Classification(r, null, null, SettingScope.NONE, k, null, false);
+                SHARED_SEARCH_PATH[r.ordinal()][k.ordinal()] = r.replicaSafe()
+                        ? new Classification(r, null, null, SettingScope.NONE, k, null, true)
+                        : SHARED[r.ordinal()][k.ordinal()];
             }
         }
     }
 
     private static final Classification TRANSACTION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION, Control.NONE, null);
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION, Control.NONE, null, false);
     private static final Classification SESSION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION, Control.NONE, null);
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION, Control.NONE, null, false);
 
     private final Reason reason;
     private final String detail;
@@ -83,6 +92,7 @@ public final class Classification {
     private final SettingScope settingScope;
     private final Control control;
     private final String cursorName;
+    private final boolean dependsOnSearchPath;
 
     private Classification(
             Reason reason,
@@ -90,13 +100,15 @@ public final class Classification {
             String routingHint,
             SettingScope settingScope,
             Control control,
-            String cursorName) {
+            String cursorName,
+            boolean dependsOnSearchPath) {
         this.reason = reason;
         this.detail = detail;
         this.routingHint = routingHint;
         this.settingScope = settingScope;
         this.control = control;
         this.cursorName = cursorName;
+        this.dependsOnSearchPath = dependsOnSearchPath;
     }
 
     /** The shared, detail-less verdict for {@code reason}. */
@@ -116,7 +128,7 @@ public final class Classification {
     static Classification of(Reason reason, String detail, Control control, String cursorName) {
         return detail == null && cursorName == null
                 ? SHARED[reason.ordinal()][control.ordinal()]
-                : new Classification(reason, detail, null, SettingScope.NONE, control, cursorName);
+                : new Classification(reason, detail, null, SettingScope.NONE, control, cursorName, false);
     }
 
     /**
@@ -125,7 +137,7 @@ public final class Classification {
      */
     static Classification setting(SettingScope scope, String name) {
         if (name != null && scope != SettingScope.NONE) {
-            return new Classification(Reason.SESSION_STATE, name, null, scope, Control.NONE, null);
+            return new Classification(Reason.SESSION_STATE, name, null, scope, Control.NONE, null, false);
         }
         return switch (scope) {
             case NONE -> of(Reason.SESSION_STATE);
@@ -136,7 +148,23 @@ public final class Classification {
 
     /** This verdict carrying the value of a leading routing hint comment. */
     Classification withRoutingHint(String hint) {
-        return hint == null ? this : new Classification(reason, detail, hint, settingScope, control, cursorName);
+        return hint == null
+                ? this
+                : new Classification(reason, detail, hint, settingScope, control, cursorName, dependsOnSearchPath);
+    }
+
+    /**
+     * This verdict for a statement that calls {@code current_schema} or {@code current_schemas}: the
+     * same, but {@link #dependsOnSearchPath()} if it is replica-safe; a verdict for the primary is
+     * returned as it is.
+     */
+    Classification withSearchPathDependency() {
+        if (dependsOnSearchPath || !replicaSafe()) {
+            return this;
+        }
+        return detail == null && routingHint == null && settingScope == SettingScope.NONE && cursorName == null
+                ? SHARED_SEARCH_PATH[reason.ordinal()][control.ordinal()]
+                : new Classification(reason, detail, routingHint, settingScope, control, cursorName, true);
     }
 
     /**
@@ -147,9 +175,10 @@ public final class Classification {
         if (control == Control.NONE && cursorName == null) {
             return this;
         }
-        return routingHint == null && settingScope == SettingScope.NONE
+        Classification plain = routingHint == null && settingScope == SettingScope.NONE
                 ? of(reason, detail)
-                : new Classification(reason, detail, routingHint, settingScope, Control.NONE, null);
+                : new Classification(reason, detail, routingHint, settingScope, Control.NONE, null, false);
+        return dependsOnSearchPath ? plain.withSearchPathDependency() : plain;
     }
 
     /** True only if the statement is proven safe to run on a hot standby. */
@@ -197,6 +226,19 @@ public final class Classification {
     }
 
     /**
+     * True for a replica-safe statement that calls {@code current_schema} or
+     * {@code current_schemas} (with or without parentheses, also in a cursor's query, under
+     * {@code EXPLAIN} or in any statement of a script). With {@code pg_temp} first in
+     * {@code search_path} those functions create the session's temporary schema, a write a standby
+     * refuses, so a router sends such a statement to the primary when its unit of work has changed
+     * {@code search_path}. False for every statement that goes to the primary anyway. Says nothing
+     * about values: {@link #detail()} stays as it would be without the call.
+     */
+    public boolean dependsOnSearchPath() {
+        return dependsOnSearchPath;
+    }
+
+    /**
      * The trimmed value of {@code hibernate.routing.strategy=VALUE} in a leading {@code /*+ … *&#47;}
      * hint comment (as written, e.g. {@code "PRIMARY"}), or null. The classifier does not interpret it.
      */
@@ -212,12 +254,13 @@ public final class Classification {
                 && Objects.equals(routingHint, c.routingHint)
                 && settingScope == c.settingScope
                 && control == c.control
-                && Objects.equals(cursorName, c.cursorName);
+                && Objects.equals(cursorName, c.cursorName)
+                && dependsOnSearchPath == c.dependsOnSearchPath;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(reason, detail, routingHint, settingScope, control, cursorName);
+        return Objects.hash(reason, detail, routingHint, settingScope, control, cursorName, dependsOnSearchPath);
     }
 
     @Override
@@ -234,6 +277,9 @@ public final class Classification {
             if (cursorName != null) {
                 sb.append(' ').append(cursorName);
             }
+        }
+        if (dependsOnSearchPath) {
+            sb.append(", depends on search_path");
         }
         if (routingHint != null) {
             sb.append(", hint=").append(routingHint);

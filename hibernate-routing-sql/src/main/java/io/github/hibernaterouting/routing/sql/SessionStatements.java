@@ -183,9 +183,12 @@ final class SessionStatements {
             if (t.is(i, "for")) {
                 Classification inner = statements.classifyStatement(t, i + 1, to);
                 String name = cursorName(t, from, to);
-                return inner.replicaSafe()
-                        ? Classification.of(Reason.SESSION_STATE, null, Control.CURSOR_OPEN, name)
-                        : Classification.of(inner.reason(), inner.detail(), Control.CURSOR_OPEN, name);
+                if (!inner.replicaSafe()) {
+                    return Classification.of(inner.reason(), inner.detail(), Control.CURSOR_OPEN, name);
+                }
+                // The query runs where the cursor was declared, when it is fetched.
+                Classification open = Classification.of(Reason.SESSION_STATE, null, Control.CURSOR_OPEN, name);
+                return inner.dependsOnSearchPath() ? open.withSearchPathDependency() : open;
             }
         }
         return UNPARSEABLE;
@@ -227,6 +230,7 @@ final class SessionStatements {
      */
     static Classification copy(StatementClassifier statements, Tokens t, int from, int to) {
         int i = from;
+        boolean searchPath = false;
         if (i < to && t.type[i] == LPAREN) {
             int close = t.match[i];
             if (close < 0 || close >= to) {
@@ -236,6 +240,7 @@ final class SessionStatements {
             if (!inner.replicaSafe()) {
                 return inner.withoutControl();
             }
+            searchPath = inner.dependsOnSearchPath();
             i = close + 1;
         }
         for (; i < to; i++) {
@@ -248,7 +253,7 @@ final class SessionStatements {
                 return Classification.of(Reason.COPY_FROM);
             } else if (t.is(i, "to")) {
                 if (t.is(i + 1, "stdout")) {
-                    return READ_ONLY;
+                    return searchPath ? READ_ONLY.withSearchPathDependency() : READ_ONLY;
                 }
                 return Classification.of(Reason.UTILITY, "COPY TO FILE"); // server file or PROGRAM
             }

@@ -30,8 +30,16 @@ import java.util.Objects;
  * {@link Classification#control()} which statements begin or end a transaction or open, use or
  * close a cursor ({@link Classification#cursorName()}). Transactions a standby refuses
  * (serializable, read-write, two-phase commit) go to the primary, and so does {@code DISCARD}
- * ({@link Reason#SESSION_RESET}), which would reset a replica connection's read-only default. {@code EXECUTE} of a prepared
- * statement goes to the primary, since its text is not visible here.
+ * ({@link Reason#SESSION_RESET}), which would reset a replica connection's read-only default.
+ * {@code EXECUTE} of a prepared statement goes to the primary, since its text is not visible here.
+ *
+ * <p>Some read-only statements write depending on session state: {@code current_schema()} creates
+ * the temporary schema when {@code pg_temp} comes first in {@code search_path}. They stay
+ * replica-safe but say so ({@link Classification#dependsOnSearchPath()}), for a router to send them
+ * to the primary once its unit of work has changed {@code search_path}. Likewise a router must keep
+ * a unit that ran {@code SET}/{@code RESET standard_conforming_strings} or {@code RESET ALL}
+ * ({@link Classification#detail()} names the parameter, {@code all} for {@code RESET ALL}) away from
+ * replicas afterwards, since the lexer assumes the setting is on.
  *
  * <p>Known limits: a read-only statement can still reach a writing function indirectly, through a
  * view, a user-defined operator, a domain's CHECK constraint or a type's input function; the
@@ -39,7 +47,8 @@ import java.util.Objects;
  * {@code f(t)}) is recognised only with a {@link FunctionCatalog} that knows a one-argument
  * {@code f} (and then a column named like such a function keeps its query on the primary); without
  * a catalog nothing tells {@code t.f} from a column, so it is read as one. SQL is assumed to run
- * with {@code standard_conforming_strings = on}.
+ * with {@code standard_conforming_strings = on}. The control and cursor name of a script of
+ * several statements are not reported ({@link Classification.Control#NONE}).
  *
  * <p>Thread-safe. {@link #classify} memoises verdicts per SQL string in a bounded cache, so the
  * repeated statements of an ORM cost one hash lookup and no allocation.

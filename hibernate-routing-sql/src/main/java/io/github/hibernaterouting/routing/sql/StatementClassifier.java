@@ -25,6 +25,7 @@ import java.util.Locale;
 final class StatementClassifier {
 
     private static final Classification READ_ONLY = Classification.of(Reason.READ_ONLY);
+    private static final Classification READ_ONLY_SEARCH_PATH = READ_ONLY.withSearchPathDependency();
     private static final Classification SESSION_STATE = Classification.of(Reason.SESSION_STATE);
     private static final Classification TRANSACTION_CONTROL = Classification.of(Reason.TRANSACTION_CONTROL);
     private static final Classification EMPTY = Classification.of(Reason.EMPTY);
@@ -72,6 +73,7 @@ final class StatementClassifier {
     /** The verdict on a whole token stream: each statement between semicolons must be replica-safe. */
     Classification classifyScript(Tokens t) {
         Classification first = null;
+        boolean searchPath = false;
         int pieces = 0;
         int from = 0;
         for (int i = 0; i <= t.count; i++) {
@@ -87,6 +89,7 @@ final class StatementClassifier {
                         }
                         return c;
                     }
+                    searchPath |= c.dependsOnSearchPath();
                     if (first == null
                             || first.reason() == Reason.READ_ONLY
                             || c.settingScope().compareTo(first.settingScope()) > 0) {
@@ -105,9 +108,10 @@ final class StatementClassifier {
         }
         // A script's settings are carried as the whole script, under no single parameter's name, and
         // it does not report the control of any one statement: its control is NONE.
-        return first.settingScope() != SettingScope.NONE
+        Classification script = first.settingScope() != SettingScope.NONE
                 ? Classification.setting(first.settingScope(), null)
                 : first.withoutControl();
+        return searchPath ? script.withSearchPathDependency() : script;
     }
 
     private static boolean hasMoreStatements(Tokens t, int semi) {
@@ -195,6 +199,7 @@ final class StatementClassifier {
      */
     private Classification query(Tokens t, int from, int to) {
         int depth = 0;
+        boolean searchPath = false;
         for (int i = from; i < to; i++) {
             int type = t.type[i];
             if (type == LPAREN) {
@@ -215,6 +220,8 @@ final class StatementClassifier {
                         && (t.is(i, "insert") || t.is(i, "update") || t.is(i, "delete") || t.is(i, "merge"))) {
                     // Also catches an unquoted column named "update": a missed offload, never a leak.
                     return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE, verb(t, i));
+                } else if (len >= 14 && callsCurrentSchema(t, i)) {
+                    searchPath = true;
                 }
                 Classification f = i > from && t.type[i - 1] == DOT
                         ? functionCalls.attributeCall(t, from, i, to)
@@ -223,6 +230,7 @@ final class StatementClassifier {
                     return f;
                 }
             } else if (type == QIDENT) {
+                searchPath |= callsCurrentSchema(t, i);
                 Classification f = i > from && t.type[i - 1] == DOT
                         ? functionCalls.attributeCall(t, from, i, to)
                         : functionCalls.functionCall(t, from, i, to);
@@ -239,7 +247,24 @@ final class StatementClassifier {
                 }
             }
         }
-        return READ_ONLY;
+        return searchPath ? READ_ONLY_SEARCH_PATH : READ_ONLY;
+    }
+
+    /**
+     * Whether identifier token {@code i} is {@code current_schema} or {@code current_schemas}
+     * (unquoted in any case, or quoted in lower case). With {@code pg_temp} first in
+     * {@code search_path}, calling either creates the session's temporary schema.
+     */
+    private static boolean callsCurrentSchema(Tokens t, int i) {
+        if (t.type[i] == WORD) {
+            return t.is(i, "current_schema") || t.is(i, "current_schemas");
+        }
+        int s = t.start[i];
+        int len = t.end[i] - s - 2;
+        return t.type[i] == QIDENT
+                && t.sql.charAt(s) == '"'
+                && (len == 14 || len == 15)
+                && t.sql.startsWith("current_schemas".substring(0, len), s + 1);
     }
 
     /** The (first part of the) name of the procedure a {@code CALL} at {@code i} names, or null. */
@@ -295,7 +320,13 @@ final class StatementClassifier {
             return UNPARSEABLE;
         }
         if (!analyze) {
-            return READ_ONLY; // plain EXPLAIN plans but never executes
+            // Plain EXPLAIN plans but never executes, though planning may evaluate a STABLE call.
+            for (int j = i; j < to; j++) {
+                if ((t.type[j] == WORD || t.type[j] == QIDENT) && callsCurrentSchema(t, j)) {
+                    return READ_ONLY_SEARCH_PATH;
+                }
+            }
+            return READ_ONLY;
         }
         Classification inner = classifyStatement(t, i, to);
         if (inner.replicaSafe()) {

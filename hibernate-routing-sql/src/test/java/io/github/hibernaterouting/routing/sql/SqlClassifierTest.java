@@ -926,6 +926,66 @@ class SqlClassifierTest {
         assertThat(c.reason()).as("%s with the catalog: %s", sql, c).isEqualTo(Reason.READ_ONLY);
     }
 
+    // ---- statements whose effect depends on session state -------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select current_schema()",
+                "select current_schema",
+                "SELECT CURRENT_SCHEMA",
+                "select current_schemas(true)",
+                "select pg_catalog.current_schema()",
+                "select \"current_schema\"()",
+                "select * from t where s = current_schema",
+                "select (select current_schema())",
+                "values (current_schema)",
+                "explain select * from pg_namespace where nspname = current_schema()",
+                "explain analyze select current_schema()",
+                "declare c cursor for select current_schema()",
+                "copy (select current_schemas(false)) to stdout",
+                "select 1; select current_schema()",
+                "select current_schema(); set local work_mem = '1MB'",
+            })
+    void currentSchema_dependsOnSearchPath(String sql) {
+        // With pg_temp first in search_path, current_schema() creates the temporary schema: a write.
+        Classification c = classifier.classify(sql);
+        assertThat(c.replicaSafe()).as("%s: %s", sql, c).isTrue();
+        assertThat(c.dependsOnSearchPath()).as("%s: %s", sql, c).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select 1",
+                "select 'current_schema()'",
+                "select \"Current_Schema\" from t",
+                "select current_user, current_catalog, current_setting('search_path')",
+                "show search_path",
+                "set search_path = app",
+                "begin",
+                "select current_schema(), nextval('s')",
+                "delete from t where s = current_schema",
+                "prepare p as select current_schema()",
+            })
+    void otherStatements_doNotDependOnSearchPath(String sql) {
+        Classification c = classifier.classify(sql);
+        assertThat(c.dependsOnSearchPath()).as("%s: %s", sql, c).isFalse();
+    }
+
+    @Test
+    void searchPathDependency_keepsTheVerdictAndSharesIt() {
+        Classification c = classifier.classifyUncached("select current_schema()");
+        assertThat(c.reason()).isEqualTo(Reason.READ_ONLY);
+        assertThat(c.detail()).isNull();
+        assertThat(c).isSameAs(classifier.classifyUncached("select current_schemas(true)"));
+        assertThat(c).isNotEqualTo(classifier.classifyUncached("select 1"));
+        Classification cursor = classifier.classify("declare c cursor for select current_schema()");
+        assertThat(cursor.control()).isEqualTo(Classification.Control.CURSOR_OPEN);
+        assertThat(cursor.cursorName()).isEqualTo("c");
+        assertThat(cursor.detail()).isNull();
+    }
+
     // ---- catalog ----------------------------------------------------------------------------
 
     @Test
