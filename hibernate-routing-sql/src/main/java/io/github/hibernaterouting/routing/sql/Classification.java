@@ -193,7 +193,9 @@ public final class Classification {
 
     /**
      * E.g. {@code "nextval"}, {@code "INSERT"}, {@code "FOR UPDATE"}, or for a setting the
-     * parameter's name ({@code "search_path"}); may be null.
+     * parameter's name ({@code "search_path"}, {@code "standard_conforming_strings"}, {@code "all"}
+     * for {@code RESET ALL}); may be null. A script of several statements that sets something has
+     * no detail: it may set any parameter.
      */
     public String detail() {
         return detail;

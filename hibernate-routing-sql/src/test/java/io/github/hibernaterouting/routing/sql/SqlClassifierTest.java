@@ -524,6 +524,36 @@ class SqlClassifierTest {
     }
 
     @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "set standard_conforming_strings = off|standard_conforming_strings|SESSION",
+                "SET standard_conforming_strings TO on|standard_conforming_strings|SESSION",
+                "set session standard_conforming_strings = 'off'|standard_conforming_strings|SESSION",
+                "set local standard_conforming_strings to off|standard_conforming_strings|TRANSACTION",
+                "Set Standard_Conforming_Strings = DEFAULT|standard_conforming_strings|SESSION",
+                "reset standard_conforming_strings|standard_conforming_strings|SESSION",
+                "RESET ALL|all|SESSION",
+            })
+    void standardConformingStrings_isASettingNamedForRouters(
+            String sql, String name, Classification.SettingScope scope) {
+        // The lexer assumes standard_conforming_strings = on: a router keeps every later statement of
+        // a unit that ran one of these on the primary, recognising them by detail().
+        Classification c = classifier.classify(sql);
+        assertReplica(sql, Reason.SESSION_STATE);
+        assertThat(c.detail()).as(sql).isEqualTo(name);
+        assertThat(c.settingScope()).as(sql).isEqualTo(scope);
+    }
+
+    @Test
+    void scriptThatSetsSomething_namesNoParameter() {
+        // A router must assume such a script may have set any parameter, standard_conforming_strings too.
+        Classification c = classifier.classify("set standard_conforming_strings = off; select 1");
+        assertThat(c.settingScope()).isEqualTo(Classification.SettingScope.SESSION);
+        assertThat(c.detail()).isNull();
+    }
+
+    @ParameterizedTest
     @ValueSource(
             strings = {
                 "set session characteristics as transaction read write", "set transaction read write",
