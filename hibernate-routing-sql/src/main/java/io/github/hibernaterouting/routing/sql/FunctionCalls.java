@@ -18,9 +18,9 @@ import io.github.hibernaterouting.routing.sql.internal.Tokens;
  * not proven read-only gets a verdict for the primary.
  *
  * <p>Identifiers followed by a parenthesis that are not calls — type modifiers, alias and CTE
- * column lists, grammar keywords such as {@code FETCH NEXT (…)} ({@link GrammarKeywords}) — are told
- * apart by context. Stateless
- * apart from the catalog, so one instance serves all threads.
+ * column lists, grammar keywords such as {@code FETCH NEXT (…)} ({@link GrammarKeywords}) — are
+ * told apart by context. With a catalog, a qualified name may also be a call in attribute notation
+ * ({@link #attributeCall}). Stateless apart from the catalog, so one instance serves all threads.
  */
 final class FunctionCalls {
 

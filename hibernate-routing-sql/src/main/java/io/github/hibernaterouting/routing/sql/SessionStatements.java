@@ -18,8 +18,10 @@ import java.util.Locale;
  * decides the transaction: {@code SET} and {@code RESET} (with the {@link SettingScope} a router
  * must carry them for), the modes of {@code BEGIN}, {@code START TRANSACTION} and
  * {@code SET TRANSACTION}, {@code PREPARE} and {@code DECLARE … CURSOR} (as safe as the statement
- * they hold), and {@code COPY}, whose direction decides. Each method takes the tokens after the
- * statement's keyword; those that hold a statement classify it with {@code statements}.
+ * they hold), and {@code COPY}, whose direction decides. Transaction and cursor statements also
+ * report their {@link Control} (and cursor name). Each method takes the tokens after the
+ * statement's keyword, unless it says otherwise; those that hold a statement classify it with
+ * {@code statements}.
  */
 final class SessionStatements {
 

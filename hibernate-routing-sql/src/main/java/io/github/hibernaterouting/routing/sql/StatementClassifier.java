@@ -27,7 +27,6 @@ final class StatementClassifier {
     private static final Classification READ_ONLY = Classification.of(Reason.READ_ONLY);
     private static final Classification READ_ONLY_SEARCH_PATH = READ_ONLY.withSearchPathDependency();
     private static final Classification SESSION_STATE = Classification.of(Reason.SESSION_STATE);
-    private static final Classification TRANSACTION_CONTROL = Classification.of(Reason.TRANSACTION_CONTROL);
     private static final Classification EMPTY = Classification.of(Reason.EMPTY);
     private static final Classification UNPARSEABLE = Classification.of(Reason.UNPARSEABLE);
     private static final Classification FOR_UPDATE = Classification.of(Reason.LOCKING_CLAUSE, "FOR UPDATE");
@@ -264,7 +263,7 @@ final class StatementClassifier {
         return t.type[i] == QIDENT
                 && t.sql.charAt(s) == '"'
                 && (len == 14 || len == 15)
-                && t.sql.startsWith("current_schemas".substring(0, len), s + 1);
+                && t.sql.regionMatches(s + 1, "current_schemas", 0, len);
     }
 
     /** The (first part of the) name of the procedure a {@code CALL} at {@code i} names, or null. */
