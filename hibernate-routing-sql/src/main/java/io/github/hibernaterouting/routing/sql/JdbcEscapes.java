@@ -99,10 +99,24 @@ final class JdbcEscapes {
         if (t.is(brace + 1, "fn")
                 && t.type(name) == WORD
                 && t.type(name + 1) == LPAREN
+                && onlyWhitespace(t.sql, t.end[name], t.start[name + 1])
                 && TRANSLATED.get(t.sql, t.start[name], t.end[name]) != NameTable.ABSENT) {
             return name;
         }
         return -1;
+    }
+
+    /**
+     * pgjdbc takes everything up to the parenthesis, trimmed, for the name: with a comment in
+     * between it does not recognise the name and passes the call through to the server.
+     */
+    private static boolean onlyWhitespace(String sql, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (sql.charAt(i) > ' ') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -828,6 +828,17 @@ class SqlClassifierTest {
     }
 
     @Test
+    void jdbcFunctionEscapeWithACommentBeforeItsParenthesis_isNotTranslatedByTheDriver() {
+        // pgjdbc takes "ucase /* c */" for the name, does not know it and passes it through: the server
+        // calls the user's function ucase.
+        FunctionCatalog catalog = (schema, name) -> "ucase".equals(name) ? Volatility.VOLATILE : Volatility.UNKNOWN;
+        String sql = "select {fn ucase /* c */ (name)} from t";
+        assertPrimaryWith(new SqlClassifier(catalog, 0), sql, Reason.VOLATILE_FUNCTION, "ucase");
+        assertPrimary(sql, Reason.UNKNOWN_FUNCTION, "ucase");
+        assertReplica("select {fn ucase\n  (name)} from t", Reason.READ_ONLY);
+    }
+
+    @Test
     void unknownJdbcEscape_isUnparseable() {
         // pgjdbc reads "{fnnextval(…)}" as {fn nextval(…)}: whatever the catalog says of "fnnextval"
         FunctionCatalog catalog = (schema, name) -> Volatility.STABLE;
