@@ -37,7 +37,11 @@ public final class Classification {
         NONE,
         /** {@code BEGIN} or {@code START TRANSACTION}, except a read-only one. */
         BEGIN,
-        /** {@code BEGIN} or {@code START TRANSACTION} with {@code READ ONLY} (and not serializable). */
+        /**
+         * {@code BEGIN} or {@code START TRANSACTION} whose modes say {@code READ ONLY} and neither
+         * {@code SERIALIZABLE} nor {@code READ WRITE} (such a one goes to the primary and reports
+         * {@link #BEGIN}).
+         */
         BEGIN_READ_ONLY,
         /**
          * {@code COMMIT}, {@code END}, {@code ROLLBACK} or {@code ABORT}: the transaction is over. Not
