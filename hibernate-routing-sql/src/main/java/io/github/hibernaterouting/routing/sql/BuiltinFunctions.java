@@ -210,50 +210,10 @@ final class BuiltinFunctions {
     /** Harmless-volatile families: per-transaction statistics counters. */
     private static final String[] HARMLESS_VOLATILE_PREFIXES = {"pg_stat_get_"};
 
-    /**
-     * Unreserved and type/function-name keywords that the grammar (not a function call) puts before
-     * a parenthesis, e.g. {@code OVER (…)}, {@code FILTER (…)}, {@code GROUP BY (…)},
-     * {@code GROUPING SETS (…)}, {@code a OPERATOR(pg_catalog.+) b}, {@code character varying(10)},
-     * {@code LEFT JOIN (…)}. Reserved and column-name keywords need no list: they cannot be unquoted
-     * function names. Any other keyword before a parenthesis is judged as a function call.
-     */
-    private static final String[] GRAMMAR_KEYWORDS = {
-        "over",
-        "filter",
-        "by",
-        "sets",
-        "cube",
-        "rollup",
-        "first",
-        "next",
-        "escape",
-        "zone",
-        "operator",
-        "repeatable",
-        "columns",
-        "passing",
-        "materialized",
-        "second",
-        "varying",
-        "set",
-        "rows",
-        "range",
-        "groups",
-        "recursive",
-        "nothing",
-        "include",
-        "ordinality",
-        "value",
-        "join",
-        "like",
-        "ilike",
-    };
-
     static final NameTable VOLATILITY = load("builtin-functions.tsv", BuiltinFunctions::volatilityCode);
     static final NameTable KEYWORDS = load("keywords.tsv", BuiltinFunctions::keywordCode);
     private static final NameTable WRITER_TABLE = flags(WRITERS);
     private static final NameTable HARMLESS_TABLE = flags(HARMLESS_VOLATILE);
-    private static final NameTable GRAMMAR_TABLE = flags(GRAMMAR_KEYWORDS);
 
     private BuiltinFunctions() {}
 
@@ -264,10 +224,6 @@ final class BuiltinFunctions {
     static boolean isHarmlessVolatile(CharSequence s, int start, int end) {
         return HARMLESS_TABLE.get(s, start, end) != NameTable.ABSENT
                 || hasPrefix(s, start, end, HARMLESS_VOLATILE_PREFIXES);
-    }
-
-    static boolean isGrammarKeyword(CharSequence s, int start, int end) {
-        return GRAMMAR_TABLE.get(s, start, end) != NameTable.ABSENT;
     }
 
     private static boolean hasPrefix(CharSequence s, int start, int end, String[] prefixes) {

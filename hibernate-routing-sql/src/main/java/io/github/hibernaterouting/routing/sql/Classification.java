@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * The immutable verdict of {@link SqlClassifier} for one SQL string.
  *
- * <p>Detail-less verdicts are shared instances, so classifying from the memo allocates nothing.
+ * <p>Detail-less verdicts are shared instances (one per {@link Reason} and {@link Control}), so
+ * classifying from the memo allocates nothing; only a detail or a cursor name makes a new one.
  * {@link #detail()} may carry a function name or SQL keyword but never a literal or parameter
  * value from the statement.
  */
@@ -25,39 +26,113 @@ public final class Classification {
         SESSION
     }
 
-    private static final Classification[] SHARED = new Classification[Reason.values().length];
+    /**
+     * What a statement does to the transaction or to a cursor, for routers that follow a unit of
+     * work across connections. It is reported whatever the verdict: a {@code BEGIN} the standby
+     * refuses (serializable, read-write) goes to the primary but still reports {@link #BEGIN}, and a
+     * cursor over a locking query reports {@link #CURSOR_OPEN}.
+     */
+    public enum Control {
+        /** Neither: a query, a setting, any other statement, or a script of several statements. */
+        NONE,
+        /** {@code BEGIN} or {@code START TRANSACTION}, except a read-only one. */
+        BEGIN,
+        /**
+         * {@code BEGIN} or {@code START TRANSACTION} whose modes say {@code READ ONLY} and neither
+         * {@code SERIALIZABLE} nor {@code READ WRITE} (such a one goes to the primary and reports
+         * {@link #BEGIN}).
+         */
+        BEGIN_READ_ONLY,
+        /**
+         * {@code COMMIT}, {@code END}, {@code ROLLBACK} or {@code ABORT}: the transaction is over. Not
+         * {@code ROLLBACK TO} (a {@link #SAVEPOINT}), nor {@code COMMIT}/{@code ROLLBACK PREPARED}
+         * (which end another, prepared transaction), nor {@code … AND CHAIN}, which starts the next
+         * transaction on the same connection at once and so reports {@link #NONE}.
+         */
+        END,
+        /** {@code SAVEPOINT}, {@code RELEASE [SAVEPOINT]} or {@code ROLLBACK TO [SAVEPOINT]}. */
+        SAVEPOINT,
+        /** {@code DECLARE name … CURSOR FOR …}; {@link Classification#cursorName()} names it. */
+        CURSOR_OPEN,
+        /**
+         * {@code FETCH} or {@code MOVE}, with any direction and count; {@link Classification#cursorName()}
+         * names the cursor.
+         */
+        CURSOR_USE,
+        /** {@code CLOSE name} ({@link Classification#cursorName()} names it) or {@code CLOSE ALL} (no name). */
+        CURSOR_CLOSE
+    }
+
+    private static final Control[] CONTROLS = Control.values();
+
+    /**
+     * The detail-less verdicts without a setting scope or cursor name: one per (reason, control), and
+     * for the replica-safe reasons a second one that {@link #dependsOnSearchPath()}.
+     */
+    private static final Classification[][] SHARED = new Classification[Reason.values().length][CONTROLS.length];
+
+    private static final Classification[][] SHARED_SEARCH_PATH =
+            new Classification[Reason.values().length][CONTROLS.length];
 
     static {
         for (Reason r : Reason.values()) {
-            SHARED[r.ordinal()] = new Classification(r, null, null, SettingScope.NONE);
+            for (Control k : CONTROLS) {
+                SHARED[r.ordinal()][k.ordinal()] = new Classification(r, null, null, SettingScope.NONE, k, null, false);
+                SHARED_SEARCH_PATH[r.ordinal()][k.ordinal()] = r.replicaSafe()
+                        ? new Classification(r, null, null, SettingScope.NONE, k, null, true)
+                        : SHARED[r.ordinal()][k.ordinal()];
+            }
         }
     }
 
     private static final Classification TRANSACTION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION);
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION, Control.NONE, null, false);
     private static final Classification SESSION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION);
+            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION, Control.NONE, null, false);
 
     private final Reason reason;
     private final String detail;
     private final String routingHint;
     private final SettingScope settingScope;
+    private final Control control;
+    private final String cursorName;
+    private final boolean dependsOnSearchPath;
 
-    private Classification(Reason reason, String detail, String routingHint, SettingScope settingScope) {
+    private Classification(
+            Reason reason,
+            String detail,
+            String routingHint,
+            SettingScope settingScope,
+            Control control,
+            String cursorName,
+            boolean dependsOnSearchPath) {
         this.reason = reason;
         this.detail = detail;
         this.routingHint = routingHint;
         this.settingScope = settingScope;
+        this.control = control;
+        this.cursorName = cursorName;
+        this.dependsOnSearchPath = dependsOnSearchPath;
     }
 
     /** The shared, detail-less verdict for {@code reason}. */
     static Classification of(Reason reason) {
-        return SHARED[reason.ordinal()];
+        return SHARED[reason.ordinal()][Control.NONE.ordinal()];
     }
 
     /** A verdict with a detail (a keyword or function name); shared if {@code detail} is null. */
     static Classification of(Reason reason, String detail) {
-        return detail == null ? of(reason) : new Classification(reason, detail, null, SettingScope.NONE);
+        return of(reason, detail, Control.NONE, null);
+    }
+
+    /**
+     * A verdict on a transaction or cursor statement; shared if it has neither {@code detail} nor
+     * {@code cursorName}.
+     */
+    static Classification of(Reason reason, String detail, Control control, String cursorName) {
+        return detail == null && cursorName == null
+                ? SHARED[reason.ordinal()][control.ordinal()]
+                : new Classification(reason, detail, null, SettingScope.NONE, control, cursorName, false);
     }
 
     /**
@@ -66,7 +141,7 @@ public final class Classification {
      */
     static Classification setting(SettingScope scope, String name) {
         if (name != null && scope != SettingScope.NONE) {
-            return new Classification(Reason.SESSION_STATE, name, null, scope);
+            return new Classification(Reason.SESSION_STATE, name, null, scope, Control.NONE, null, false);
         }
         return switch (scope) {
             case NONE -> of(Reason.SESSION_STATE);
@@ -77,7 +152,37 @@ public final class Classification {
 
     /** This verdict carrying the value of a leading routing hint comment. */
     Classification withRoutingHint(String hint) {
-        return hint == null ? this : new Classification(reason, detail, hint, settingScope);
+        return hint == null
+                ? this
+                : new Classification(reason, detail, hint, settingScope, control, cursorName, dependsOnSearchPath);
+    }
+
+    /**
+     * This verdict for a statement that calls {@code current_schema} or {@code current_schemas}: the
+     * same, but {@link #dependsOnSearchPath()} if it is replica-safe; a verdict for the primary is
+     * returned as it is.
+     */
+    Classification withSearchPathDependency() {
+        if (dependsOnSearchPath || !replicaSafe()) {
+            return this;
+        }
+        return detail == null && routingHint == null && settingScope == SettingScope.NONE && cursorName == null
+                ? SHARED_SEARCH_PATH[reason.ordinal()][control.ordinal()]
+                : new Classification(reason, detail, routingHint, settingScope, control, cursorName, true);
+    }
+
+    /**
+     * This verdict as part of an enclosing statement or script, which as a whole neither begins nor
+     * ends a transaction nor opens, uses or closes a cursor: {@link Control#NONE}, no cursor name.
+     */
+    Classification withoutControl() {
+        if (control == Control.NONE && cursorName == null) {
+            return this;
+        }
+        Classification plain = routingHint == null && settingScope == SettingScope.NONE
+                ? of(reason, detail)
+                : new Classification(reason, detail, routingHint, settingScope, Control.NONE, null, false);
+        return dependsOnSearchPath ? plain.withSearchPathDependency() : plain;
     }
 
     /** True only if the statement is proven safe to run on a hot standby. */
@@ -92,7 +197,9 @@ public final class Classification {
 
     /**
      * E.g. {@code "nextval"}, {@code "INSERT"}, {@code "FOR UPDATE"}, or for a setting the
-     * parameter's name ({@code "search_path"}); may be null.
+     * parameter's name ({@code "search_path"}, {@code "standard_conforming_strings"}, {@code "all"}
+     * for {@code RESET ALL}); may be null. A script of several statements that sets something has
+     * no detail: it may set any parameter.
      */
     public String detail() {
         return detail;
@@ -104,6 +211,37 @@ public final class Classification {
      */
     public SettingScope settingScope() {
         return settingScope;
+    }
+
+    /**
+     * What the statement does to the transaction or to a cursor ({@link Control}); {@link Control#NONE}
+     * for every other statement and for any script of several statements.
+     */
+    public Control control() {
+        return control;
+    }
+
+    /**
+     * For {@link Control#CURSOR_OPEN}, {@link Control#CURSOR_USE} and {@link Control#CURSOR_CLOSE}:
+     * the cursor's name, case-folded as PostgreSQL does (unquoted lower-cased, quoted verbatim), so
+     * that a router can send every statement on a cursor to the connection that opened it; null for
+     * {@code CLOSE ALL} and for every other statement.
+     */
+    public String cursorName() {
+        return cursorName;
+    }
+
+    /**
+     * True for a replica-safe statement that calls {@code current_schema} or
+     * {@code current_schemas} (with or without parentheses, also in a cursor's query, under
+     * {@code EXPLAIN} or in any statement of a script). With {@code pg_temp} first in
+     * {@code search_path} those functions create the session's temporary schema, a write a standby
+     * refuses, so a router sends such a statement to the primary when its unit of work has changed
+     * {@code search_path}. False for every statement that goes to the primary anyway. Says nothing
+     * about values: {@link #detail()} stays as it would be without the call.
+     */
+    public boolean dependsOnSearchPath() {
+        return dependsOnSearchPath;
     }
 
     /**
@@ -120,12 +258,15 @@ public final class Classification {
                 && reason == c.reason
                 && Objects.equals(detail, c.detail)
                 && Objects.equals(routingHint, c.routingHint)
-                && settingScope == c.settingScope;
+                && settingScope == c.settingScope
+                && control == c.control
+                && Objects.equals(cursorName, c.cursorName)
+                && dependsOnSearchPath == c.dependsOnSearchPath;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(reason, detail, routingHint, settingScope);
+        return Objects.hash(reason, detail, routingHint, settingScope, control, cursorName, dependsOnSearchPath);
     }
 
     @Override
@@ -136,6 +277,15 @@ public final class Classification {
         }
         if (settingScope != SettingScope.NONE) {
             sb.append(", ").append(settingScope).append(" setting");
+        }
+        if (control != Control.NONE) {
+            sb.append(", ").append(control);
+            if (cursorName != null) {
+                sb.append(' ').append(cursorName);
+            }
+        }
+        if (dependsOnSearchPath) {
+            sb.append(", depends on search_path");
         }
         if (routingHint != null) {
             sb.append(", hint=").append(routingHint);

@@ -18,8 +18,9 @@ import io.github.hibernaterouting.routing.sql.internal.Tokens;
  * not proven read-only gets a verdict for the primary.
  *
  * <p>Identifiers followed by a parenthesis that are not calls — type modifiers, alias and CTE
- * column lists, grammar keywords such as {@code OVER (…)} — are told apart by context. Stateless
- * apart from the catalog, so one instance serves all threads.
+ * column lists, grammar keywords such as {@code FETCH NEXT (…)} ({@link GrammarKeywords}) — are
+ * told apart by context. With a catalog, a qualified name may also be a call in attribute notation
+ * ({@link #attributeCall}). Stateless apart from the catalog, so one instance serves all threads.
  */
 final class FunctionCalls {
 
@@ -64,12 +65,13 @@ final class FunctionCalls {
             int kw = BuiltinFunctions.KEYWORDS.get(t.sql, ns, ne);
             // Reserved and column-name keywords cannot name a function unquoted, so before "(" they
             // are grammar: IN (…), EXISTS (…), COALESCE (…). Other keywords can (a user function
-            // may be called "freeze"), so only a known list of them counts as grammar: OVER (…), JOIN (…).
+            // may be called "next" or "rows"), so they are grammar only where the tokens before them
+            // say so: FETCH NEXT (…), ORDER BY x ROWS (…) PRECEDING, LEFT JOIN (…).
             if (kw != NameTable.ABSENT
                     && BuiltinFunctions.VOLATILITY.get(t.sql, ns, ne) == NameTable.ABSENT
                     && (kw == BuiltinFunctions.KW_RESERVED
                             || kw == BuiltinFunctions.KW_COLUMN_NAME
-                            || BuiltinFunctions.isGrammarKeyword(t.sql, ns, ne))) {
+                            || GrammarKeywords.isGrammar(t, from, first))) {
                 return null;
             }
         }
@@ -100,6 +102,86 @@ final class FunctionCalls {
                 builtin,
                 false,
                 BuiltinFunctions.isHarmlessVolatile(t.sql, ns, ne));
+    }
+
+    /**
+     * If identifier token {@code i}, which follows a dot, may be a function call in attribute
+     * notation — {@code t.f} or {@code (expr).f}, which PostgreSQL runs as {@code f(t)} when there is
+     * no column {@code f} — and the catalog knows a function {@code f} callable with one argument,
+     * the verdict on that call when it is not read-only; otherwise null. Without a catalog there is
+     * nothing to tell a column from a function by, so this never finds anything (a known limit).
+     */
+    Classification attributeCall(Tokens t, int from, int i, int to) {
+        if (catalog == FunctionCatalog.NONE || i + 1 < to && t.type[i + 1] == LPAREN) {
+            return null; // a qualified call is judged from its first part
+        }
+        int start = i;
+        while (start - 2 >= from
+                && t.type[start - 1] == DOT
+                && (t.type[start - 2] == WORD || t.type[start - 2] == QIDENT)) {
+            start -= 2;
+        }
+        boolean afterExpression = start - 1 >= from && t.type[start - 1] == DOT; // (expr).a.b, arr[1].a
+        if (!afterExpression) {
+            // schema.table.column: only the last part can be a function, and only in an expression.
+            if (start == i
+                    || i + 1 < to && t.type[i + 1] == DOT
+                    || start > from && namesARelationOrType(t, from, start - 1)) {
+                return null;
+            }
+        }
+        String name = Identifiers.folded(t, i);
+        if (!catalog.callableWithOneArgument(null, name)) {
+            return null;
+        }
+        boolean quoted = t.type[i] == QIDENT;
+        return judge(
+                name,
+                true,
+                null,
+                quoted
+                        ? BuiltinFunctions.VOLATILITY.getExact(name)
+                        : BuiltinFunctions.VOLATILITY.get(t.sql, t.start[i], t.end[i]),
+                BuiltinFunctions.isWriter(name, 0, name.length()),
+                BuiltinFunctions.isHarmlessVolatile(name, 0, name.length()));
+    }
+
+    /**
+     * Whether the token {@code p} before a qualified name makes it a relation or type name rather
+     * than a column: {@code FROM}, {@code JOIN}, {@code ONLY}, {@code TABLE}, {@code INTO},
+     * {@code ::}, {@code AS}, {@code COLLATE}. A {@code FROM} inside {@code EXTRACT(…)},
+     * {@code SUBSTRING(…)}, {@code TRIM(…)}, {@code OVERLAY(…)} or after {@code IS DISTINCT} is
+     * followed by an expression.
+     */
+    private static boolean namesARelationOrType(Tokens t, int from, int p) {
+        if (t.type[p] == CAST) {
+            return true;
+        }
+        if (t.is(p, "from")) {
+            if (t.is(p - 1, "distinct")) {
+                return false;
+            }
+            for (int j = p - 1; j >= from; j--) {
+                if (t.type[j] == RPAREN) {
+                    j = t.match[j];
+                    if (j < 0) {
+                        return false;
+                    }
+                } else if (t.type[j] == LPAREN) {
+                    return !(t.is(j - 1, "extract")
+                            || t.is(j - 1, "substring")
+                            || t.is(j - 1, "trim")
+                            || t.is(j - 1, "overlay"));
+                }
+            }
+            return true;
+        }
+        return t.is(p, "join")
+                || t.is(p, "only")
+                || t.is(p, "table")
+                || t.is(p, "into")
+                || t.is(p, "as")
+                || t.is(p, "collate");
     }
 
     private Classification judge(
@@ -153,6 +235,9 @@ final class FunctionCalls {
         if (type == WORD) {
             if (t.is(prev, "as")) {
                 return false;
+            }
+            if (JdbcEscapes.isFunctionKeyword(t, prev)) {
+                return true; // {fn name(…)}: pgjdbc passes name(…) on to the server
             }
             return BuiltinFunctions.KEYWORDS.get(t.sql, t.start[prev], t.end[prev]) != NameTable.ABSENT;
         }

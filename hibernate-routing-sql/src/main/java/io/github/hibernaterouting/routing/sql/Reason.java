@@ -13,7 +13,7 @@ public enum Reason {
     /**
      * Changes only connection-local state that a hot standby accepts ({@code SET}, {@code RESET},
      * {@code SET ROLE}, {@code PREPARE} of a read-only statement, cursors over read-only queries,
-     * {@code DEALLOCATE}, {@code DISCARD}, {@code UNLISTEN}). Safe to run on a replica, but the
+     * {@code DEALLOCATE}, {@code UNLISTEN}). Safe to run on a replica, but the
      * state stays on the connection that ran it: a router that later moves the unit of work to
      * another connection must carry it over; {@link Classification#settingScope()} says which
      * statements are settings and how long they last.
@@ -45,6 +45,13 @@ public enum Reason {
     VOLATILE_FUNCTION(false),
     /** A transaction a standby refuses: serializable, read-write, or two-phase commit; detail says which. */
     PRIMARY_ONLY_TRANSACTION(false),
+    /**
+     * {@code DISCARD ALL}, {@code PLANS}, {@code SEQUENCES} or {@code TEMP}/{@code TEMPORARY}; detail
+     * is the keyword after {@code DISCARD}. A standby runs it, but it resets the session it runs on —
+     * {@code DISCARD ALL} also the read-only default a router gives its replica connections — so it
+     * goes to the primary.
+     */
+    SESSION_RESET(false),
     /** Maintenance and server utilities ({@code VACUUM}, {@code ANALYZE}, {@code LISTEN}, {@code EXECUTE}, …); detail is the command. */
     UTILITY(false),
     /** {@code CALL} of a procedure; detail is the procedure name. */

@@ -16,7 +16,8 @@ import java.util.Objects;
  * CTEs, locking clauses, {@code SELECT … INTO} and function calls, which are judged by built-in
  * knowledge generated from {@code pg_proc} ({@link BuiltinFunctions}) and the optional
  * {@link FunctionCatalog}. Several statements separated by {@code ;} are replica-safe only if
- * each one is.
+ * each one is. JDBC escapes are read as pgjdbc rewrites them: a <code>{fn name(…)}</code> it passes
+ * through is judged like any call, <code>{call …}</code> is a {@link Reason#CALL}.
  *
  * <p>Session and transaction statements: {@code SET}, {@code RESET}, {@code SET ROLE},
  * {@code PREPARE} of a read-only statement, cursors over read-only queries, {@code BEGIN},
@@ -25,13 +26,29 @@ import java.util.Objects;
  * sending a {@code SET LOCAL statement_timeout} to the primary would needlessly pull a whole
  * read-only unit of work off the replica. The price is that such state belongs to the connection
  * that ran it: a router that later moves the unit of work to another connection must carry it over;
- * {@link Classification#settingScope()} tells which statements to carry, and for how long. Transactions a standby refuses
- * (serializable, read-write, two-phase commit) go to the primary. {@code EXECUTE} of a prepared
- * statement goes to the primary, since its text is not visible here.
+ * {@link Classification#settingScope()} tells which statements to carry, and for how long, and
+ * {@link Classification#control()} which statements begin or end a transaction or open, use or
+ * close a cursor ({@link Classification#cursorName()}). Transactions a standby refuses
+ * (serializable, read-write, two-phase commit) go to the primary, and so does {@code DISCARD}
+ * ({@link Reason#SESSION_RESET}), which would reset a replica connection's read-only default.
+ * {@code EXECUTE} of a prepared statement goes to the primary, since its text is not visible here.
+ *
+ * <p>Some read-only statements write depending on session state: {@code current_schema()} creates
+ * the temporary schema when {@code pg_temp} comes first in {@code search_path}. They stay
+ * replica-safe but say so ({@link Classification#dependsOnSearchPath()}), for a router to send them
+ * to the primary once its unit of work has changed {@code search_path}. Likewise a router must keep
+ * a unit that ran {@code SET}/{@code RESET standard_conforming_strings} or {@code RESET ALL}
+ * ({@link Classification#detail()} names the parameter, {@code all} for {@code RESET ALL}) away from
+ * replicas afterwards, since the lexer assumes the setting is on.
  *
  * <p>Known limits: a read-only statement can still reach a writing function indirectly, through a
  * view, a user-defined operator, a domain's CHECK constraint or a type's input function; the
- * classifier sees only the text. SQL is assumed to run with {@code standard_conforming_strings = on}.
+ * classifier sees only the text. A function called in attribute notation ({@code t.f} for
+ * {@code f(t)}) is recognised only with a {@link FunctionCatalog} that knows a one-argument
+ * {@code f} (and then a column named like such a function keeps its query on the primary); without
+ * a catalog nothing tells {@code t.f} from a column, so it is read as one. SQL is assumed to run
+ * with {@code standard_conforming_strings = on}. The control and cursor name of a script of
+ * several statements are not reported ({@link Classification.Control#NONE}).
  *
  * <p>Thread-safe. {@link #classify} memoises verdicts per SQL string in a bounded cache, so the
  * repeated statements of an ORM cost one hash lookup and no allocation.

@@ -1,8 +1,10 @@
 package io.github.hibernaterouting.routing.sql;
 
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.COMMA;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.DOT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.LPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.NUMBER;
+import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.OP;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.QIDENT;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.RPAREN;
 import static io.github.hibernaterouting.routing.sql.internal.SqlLexer.SEMI;
@@ -23,8 +25,8 @@ import java.util.Locale;
 final class StatementClassifier {
 
     private static final Classification READ_ONLY = Classification.of(Reason.READ_ONLY);
+    private static final Classification READ_ONLY_SEARCH_PATH = READ_ONLY.withSearchPathDependency();
     private static final Classification SESSION_STATE = Classification.of(Reason.SESSION_STATE);
-    private static final Classification TRANSACTION_CONTROL = Classification.of(Reason.TRANSACTION_CONTROL);
     private static final Classification EMPTY = Classification.of(Reason.EMPTY);
     private static final Classification UNPARSEABLE = Classification.of(Reason.UNPARSEABLE);
     private static final Classification FOR_UPDATE = Classification.of(Reason.LOCKING_CLAUSE, "FOR UPDATE");
@@ -33,6 +35,7 @@ final class StatementClassifier {
     private static final Classification FOR_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR SHARE");
     private static final Classification FOR_KEY_SHARE = Classification.of(Reason.LOCKING_CLAUSE, "FOR KEY SHARE");
     private static final Classification SELECT_INTO = Classification.of(Reason.SELECT_INTO, "INTO");
+    private static final Classification UNKNOWN_ESCAPE = Classification.of(Reason.UNPARSEABLE, "unknown JDBC escape");
 
     // Statement kinds, keyed by the first keyword.
     private static final int K_QUERY = 1;
@@ -54,6 +57,9 @@ final class StatementClassifier {
     private static final int K_COPY = 17;
     private static final int K_LOCK = 18;
     private static final int K_UTILITY = 19;
+    private static final int K_CURSOR_USE = 20;
+    private static final int K_CLOSE = 21;
+    private static final int K_DISCARD = 22;
 
     private static final NameTable STATEMENT_KINDS = statementKinds();
 
@@ -66,6 +72,7 @@ final class StatementClassifier {
     /** The verdict on a whole token stream: each statement between semicolons must be replica-safe. */
     Classification classifyScript(Tokens t) {
         Classification first = null;
+        boolean searchPath = false;
         int pieces = 0;
         int from = 0;
         for (int i = 0; i <= t.count; i++) {
@@ -81,6 +88,7 @@ final class StatementClassifier {
                         }
                         return c;
                     }
+                    searchPath |= c.dependsOnSearchPath();
                     if (first == null
                             || first.reason() == Reason.READ_ONLY
                             || c.settingScope().compareTo(first.settingScope()) > 0) {
@@ -94,10 +102,15 @@ final class StatementClassifier {
         if (first == null) {
             return EMPTY;
         }
-        // A script's settings are carried as the whole script, under no single parameter's name.
-        return pieces > 1 && first.settingScope() != SettingScope.NONE
+        if (pieces == 1) {
+            return first;
+        }
+        // A script's settings are carried as the whole script, under no single parameter's name, and
+        // it does not report the control of any one statement: its control is NONE.
+        Classification script = first.settingScope() != SettingScope.NONE
                 ? Classification.setting(first.settingScope(), null)
-                : first;
+                : first.withoutControl();
+        return searchPath ? script.withSearchPathDependency() : script;
     }
 
     private static boolean hasMoreStatements(Tokens t, int semi) {
@@ -116,6 +129,10 @@ final class StatementClassifier {
         }
         if (t.type[from] == LPAREN) {
             return query(t, from, to);
+        }
+        if (JdbcEscapes.isOpenBrace(t, from)) {
+            int call = JdbcEscapes.callKeyword(t, from, to);
+            return call < 0 ? UNPARSEABLE : Classification.of(Reason.CALL, procedureName(t, call + 1, to));
         }
         if (t.type[from] != WORD) {
             return UNPARSEABLE;
@@ -137,26 +154,31 @@ final class StatementClassifier {
             case K_RESET:
                 return SessionStatements.reset(t, from + 1, to);
             case K_BEGIN:
-                return SessionStatements.transactionModes(t, from + 1, to);
+                return SessionStatements.begin(t, from + 1, to);
             case K_END:
                 if (t.is(from + 1, "prepared")) {
                     return Classification.of(Reason.PRIMARY_ONLY_TRANSACTION, verb(t, from) + " PREPARED");
                 }
-                return TRANSACTION_CONTROL;
+                return SessionStatements.end(t, from, to);
             case K_SAVEPOINT:
-                return TRANSACTION_CONTROL;
+                return SessionStatements.SAVEPOINT;
             case K_PREPARE:
                 return SessionStatements.prepare(this, t, from + 1, to);
             case K_EXECUTE:
                 return Classification.of(Reason.UTILITY, "EXECUTE");
             case K_SESSION:
                 return SESSION_STATE;
+            case K_DISCARD:
+                return Classification.of(
+                        Reason.SESSION_RESET, from + 1 < to && t.type[from + 1] == WORD ? verb(t, from + 1) : null);
             case K_DECLARE:
                 return SessionStatements.declare(this, t, from + 1, to);
+            case K_CURSOR_USE:
+                return SessionStatements.fetch(t, from + 1, to);
+            case K_CLOSE:
+                return SessionStatements.close(t, from + 1, to);
             case K_CALL:
-                return Classification.of(
-                        Reason.CALL,
-                        to > from + 1 && t.type[from + 1] != LPAREN ? Identifiers.folded(t, from + 1) : null);
+                return Classification.of(Reason.CALL, procedureName(t, from + 1, to));
             case K_DO:
                 return Classification.of(Reason.DO_BLOCK);
             case K_COPY:
@@ -176,6 +198,7 @@ final class StatementClassifier {
      */
     private Classification query(Tokens t, int from, int to) {
         int depth = 0;
+        boolean searchPath = false;
         for (int i = from; i < to; i++) {
             int type = t.type[i];
             if (type == LPAREN) {
@@ -196,19 +219,56 @@ final class StatementClassifier {
                         && (t.is(i, "insert") || t.is(i, "update") || t.is(i, "delete") || t.is(i, "merge"))) {
                     // Also catches an unquoted column named "update": a missed offload, never a leak.
                     return Classification.of(depth == 0 ? Reason.DML : Reason.DATA_MODIFYING_CTE, verb(t, i));
+                } else if (len >= 14 && callsCurrentSchema(t, i)) {
+                    searchPath = true;
                 }
-                Classification f = functionCalls.functionCall(t, from, i, to);
+                Classification f = i > from && t.type[i - 1] == DOT
+                        ? functionCalls.attributeCall(t, from, i, to)
+                        : functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }
             } else if (type == QIDENT) {
-                Classification f = functionCalls.functionCall(t, from, i, to);
+                searchPath |= callsCurrentSchema(t, i);
+                Classification f = i > from && t.type[i - 1] == DOT
+                        ? functionCalls.attributeCall(t, from, i, to)
+                        : functionCalls.functionCall(t, from, i, to);
                 if (f != null) {
                     return f;
                 }
+            } else if (type == OP && JdbcEscapes.isOpenBrace(t, i)) {
+                if (!JdbcEscapes.isKnown(t, i)) {
+                    return UNKNOWN_ESCAPE;
+                }
+                int translated = JdbcEscapes.translatedFunction(t, i);
+                if (translated > 0) {
+                    i = translated; // pgjdbc replaces {fn ucase(…)} & co. with read-only SQL; the arguments still count
+                }
             }
         }
-        return READ_ONLY;
+        return searchPath ? READ_ONLY_SEARCH_PATH : READ_ONLY;
+    }
+
+    /**
+     * Whether identifier token {@code i} is {@code current_schema} or {@code current_schemas}
+     * (unquoted in any case, or quoted in lower case). With {@code pg_temp} first in
+     * {@code search_path}, calling either creates the session's temporary schema.
+     */
+    private static boolean callsCurrentSchema(Tokens t, int i) {
+        if (t.type[i] == WORD) {
+            return t.is(i, "current_schema") || t.is(i, "current_schemas");
+        }
+        int s = t.start[i];
+        int len = t.end[i] - s - 2;
+        return t.type[i] == QIDENT
+                && t.sql.charAt(s) == '"'
+                && (len == 14 || len == 15)
+                && t.sql.regionMatches(s + 1, "current_schemas", 0, len);
+    }
+
+    /** The (first part of the) name of the procedure a {@code CALL} at {@code i} names, or null. */
+    private static String procedureName(Tokens t, int i, int to) {
+        return i < to && (t.type[i] == WORD || t.type[i] == QIDENT) ? Identifiers.folded(t, i) : null;
     }
 
     private static Classification lockingClause(Tokens t, int i) {
@@ -259,11 +319,17 @@ final class StatementClassifier {
             return UNPARSEABLE;
         }
         if (!analyze) {
-            return READ_ONLY; // plain EXPLAIN plans but never executes
+            // Plain EXPLAIN plans but never executes, though planning may evaluate a STABLE call.
+            for (int j = i; j < to; j++) {
+                if ((t.type[j] == WORD || t.type[j] == QIDENT) && callsCurrentSchema(t, j)) {
+                    return READ_ONLY_SEARCH_PATH;
+                }
+            }
+            return READ_ONLY;
         }
         Classification inner = classifyStatement(t, i, to);
         if (inner.replicaSafe()) {
-            return inner;
+            return inner.withoutControl(); // EXPLAIN ANALYZE DECLARE runs the query but opens no cursor
         }
         return Classification.of(
                 Reason.EXPLAIN_ANALYZE_WRITE,
@@ -290,7 +356,10 @@ final class StatementClassifier {
             {K_SAVEPOINT, "savepoint", "release"},
             {K_PREPARE, "prepare"},
             {K_EXECUTE, "execute"},
-            {K_SESSION, "deallocate", "fetch", "move", "close", "discard", "unlisten"},
+            {K_SESSION, "deallocate", "unlisten"},
+            {K_DISCARD, "discard"},
+            {K_CURSOR_USE, "fetch", "move"},
+            {K_CLOSE, "close"},
             {K_DECLARE, "declare"},
             {K_CALL, "call"},
             {K_DO, "do"},

@@ -459,7 +459,6 @@ class SqlClassifierTest {
                 "set constraints all deferred",
                 "set time zone 'UTC'",
                 "deallocate all",
-                "discard all",
                 "fetch next from c",
                 "move forward 5 in c",
                 "close c",
@@ -525,6 +524,36 @@ class SqlClassifierTest {
     }
 
     @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "set standard_conforming_strings = off|standard_conforming_strings|SESSION",
+                "SET standard_conforming_strings TO on|standard_conforming_strings|SESSION",
+                "set session standard_conforming_strings = 'off'|standard_conforming_strings|SESSION",
+                "set local standard_conforming_strings to off|standard_conforming_strings|TRANSACTION",
+                "Set Standard_Conforming_Strings = DEFAULT|standard_conforming_strings|SESSION",
+                "reset standard_conforming_strings|standard_conforming_strings|SESSION",
+                "RESET ALL|all|SESSION",
+            })
+    void standardConformingStrings_isASettingNamedForRouters(
+            String sql, String name, Classification.SettingScope scope) {
+        // The lexer assumes standard_conforming_strings = on: a router keeps every later statement of
+        // a unit that ran one of these on the primary, recognising them by detail().
+        Classification c = classifier.classify(sql);
+        assertReplica(sql, Reason.SESSION_STATE);
+        assertThat(c.detail()).as(sql).isEqualTo(name);
+        assertThat(c.settingScope()).as(sql).isEqualTo(scope);
+    }
+
+    @Test
+    void scriptThatSetsSomething_namesNoParameter() {
+        // A router must assume such a script may have set any parameter, standard_conforming_strings too.
+        Classification c = classifier.classify("set standard_conforming_strings = off; select 1");
+        assertThat(c.settingScope()).isEqualTo(Classification.SettingScope.SESSION);
+        assertThat(c.detail()).isNull();
+    }
+
+    @ParameterizedTest
     @ValueSource(
             strings = {
                 "set session characteristics as transaction read write", "set transaction read write",
@@ -575,6 +604,157 @@ class SqlClassifierTest {
         assertPrimary(sql, Reason.PRIMARY_ONLY_TRANSACTION, detail);
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "begin|BEGIN",
+                "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ|BEGIN",
+                "start transaction|BEGIN",
+                "begin work|BEGIN",
+                "begin isolation level read committed|BEGIN",
+                "start transaction read only|BEGIN_READ_ONLY",
+                "begin read only|BEGIN_READ_ONLY",
+                "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY, DEFERRABLE|BEGIN_READ_ONLY",
+                "begin isolation level serializable|BEGIN",
+                "begin read only, isolation level serializable|BEGIN",
+                "start transaction read write|BEGIN",
+                "commit|END",
+                "COMMIT WORK|END",
+                "end|END",
+                "end transaction|END",
+                "rollback|END",
+                "rollback work|END",
+                "abort|END",
+                "commit and no chain|END",
+                "commit and chain|NONE",
+                "rollback work and chain|NONE",
+                "savepoint s1|SAVEPOINT",
+                "release savepoint s1|SAVEPOINT",
+                "release s1|SAVEPOINT",
+                "rollback to savepoint s1|SAVEPOINT",
+                "rollback to s1|SAVEPOINT",
+                "rollback transaction to savepoint s1|SAVEPOINT",
+                "ROLLBACK WORK TO s1|SAVEPOINT",
+                "commit prepared 'tx'|NONE",
+                "rollback prepared 'tx'|NONE",
+                "prepare transaction 'tx'|NONE",
+                "declare c cursor for select 1|CURSOR_OPEN",
+                "DECLARE c BINARY INSENSITIVE NO SCROLL CURSOR WITH HOLD FOR select * from t|CURSOR_OPEN",
+                "declare c cursor for select * from t for update|CURSOR_OPEN",
+                "fetch next from c|CURSOR_USE",
+                "fetch c|CURSOR_USE",
+                "fetch 10 in c|CURSOR_USE",
+                "FETCH FORWARD ALL FROM c|CURSOR_USE",
+                "fetch backward 2 from c|CURSOR_USE",
+                "fetch absolute -1 from c|CURSOR_USE",
+                "fetch relative +2 in c|CURSOR_USE",
+                "fetch prior c|CURSOR_USE",
+                "move last in c|CURSOR_USE",
+                "move c|CURSOR_USE",
+                "close c|CURSOR_CLOSE",
+                "close all|CURSOR_CLOSE",
+                "CLOSE \"My Cursor\"|CURSOR_CLOSE",
+                "select 1|NONE",
+                "set search_path = app|NONE",
+                "set transaction read only|NONE",
+                "show work_mem|NONE",
+                "deallocate all|NONE",
+                "prepare q as select 1|NONE",
+                "explain select 1|NONE",
+                "begin; select 1|NONE",
+                "select 1; commit|NONE",
+                "declare c cursor for select 1; fetch c|NONE",
+            })
+    void control_tellsRoutersAboutTransactionsAndCursors(String sql, Classification.Control control) {
+        assertThat(classifier.classify(sql).control()).as(sql).isEqualTo(control);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "declare c cursor for select 1|c",
+                "DECLARE MyCursor SCROLL CURSOR FOR select 1|mycursor",
+                "declare \"MyCursor\" cursor for select 1|MyCursor",
+                "declare c cursor for select * from t for update|c",
+                "fetch next from c|c",
+                "FETCH C|c",
+                "fetch 10 in \"Big\"|Big",
+                "fetch forward all from c|c",
+                "fetch absolute -1 from c|c",
+                "move last in c|c",
+                "fetch next|next",
+                "fetch forward|forward",
+                "close c|c",
+                "CLOSE \"All\"|All",
+            })
+    void cursorName_isFoldedLikePostgres(String sql, String name) {
+        assertThat(classifier.classify(sql).cursorName()).as(sql).isEqualTo(name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "close all",
+                "CLOSE ALL",
+                "select 1",
+                "begin",
+                "fetch 5",
+                "declare c cursor for select 1; fetch c"
+            })
+    void cursorName_isNullForCloseAllAndOtherStatements(String sql) {
+        assertThat(classifier.classify(sql).cursorName()).as(sql).isNull();
+    }
+
+    @Test
+    void control_keepsTheVerdict() {
+        Classification serializable = classifier.classify("begin isolation level serializable");
+        assertThat(serializable.replicaSafe()).isFalse();
+        assertThat(serializable.reason()).isEqualTo(Reason.PRIMARY_ONLY_TRANSACTION);
+        assertThat(serializable.detail()).isEqualTo("SERIALIZABLE");
+        assertThat(serializable.control()).isEqualTo(Classification.Control.BEGIN);
+        Classification forUpdate = classifier.classify("declare c cursor for select * from t for update");
+        assertThat(forUpdate.reason()).isEqualTo(Reason.LOCKING_CLAUSE);
+        assertThat(forUpdate.detail()).isEqualTo("FOR UPDATE");
+        assertThat(forUpdate.control()).isEqualTo(Classification.Control.CURSOR_OPEN);
+        assertThat(forUpdate.cursorName()).isEqualTo("c");
+        assertReplica("begin read only", Reason.TRANSACTION_CONTROL);
+        assertReplica("fetch next from c", Reason.SESSION_STATE);
+        assertReplica("close all", Reason.SESSION_STATE);
+        assertReplica("declare c cursor for select 1", Reason.SESSION_STATE);
+    }
+
+    @Test
+    void detailLessControlVerdicts_areSharedInstances() {
+        assertThat(classifier.classifyUncached("begin")).isSameAs(classifier.classifyUncached("start transaction"));
+        assertThat(classifier.classifyUncached("begin read only"))
+                .isSameAs(classifier.classifyUncached("start transaction read only"));
+        assertThat(classifier.classifyUncached("commit")).isSameAs(classifier.classifyUncached("rollback"));
+        assertThat(classifier.classifyUncached("savepoint a")).isSameAs(classifier.classifyUncached("release b"));
+        assertThat(classifier.classifyUncached("close all")).isSameAs(classifier.classifyUncached("CLOSE ALL"));
+        assertThat(classifier.classifyUncached("begin")).isNotEqualTo(classifier.classifyUncached("commit"));
+        assertThat(classifier.classifyUncached("fetch c")).isEqualTo(classifier.classifyUncached("FETCH NEXT FROM C"));
+        assertThat(classifier.classifyUncached("fetch c")).isNotEqualTo(classifier.classifyUncached("fetch d"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "discard all|ALL",
+                "DISCARD PLANS|PLANS",
+                "discard sequences|SEQUENCES",
+                "discard temp|TEMP",
+                "discard temporary|TEMPORARY"
+            })
+    void discard_resetsTheSessionsReadOnlyDefault_soGoesToPrimary(String sql, String what) {
+        assertPrimary(sql, Reason.SESSION_RESET, what);
+        assertThat(Reason.SESSION_RESET.replicaSafe()).isFalse();
+    }
+
     @Test
     void prepareOrCursorOverAWrite_goesToPrimary() {
         assertPrimary("prepare ins(int) as insert into t values ($1)", Reason.DML, "INSERT");
@@ -590,6 +770,261 @@ class SqlClassifierTest {
         assertPrimary("copy (select * from t for update) to stdout", Reason.LOCKING_CLAUSE, "FOR UPDATE");
         assertPrimary("copy (delete from t returning *) to stdout", Reason.DML, "DELETE");
         assertPrimary("copy users from stdin", Reason.COPY_FROM, null);
+    }
+
+    // ---- JDBC escapes -----------------------------------------------------------------------
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select {fn nextval('s')}|WRITING_FUNCTION|nextval",
+                "select {fn pg_try_advisory_lock(42)}|WRITING_FUNCTION|pg_try_advisory_lock",
+                "SELECT {FN NEXTVAL('s')}|WRITING_FUNCTION|nextval",
+                "select {fn pg_catalog.setval('s', 1)}|WRITING_FUNCTION|setval",
+                "select {fn \"nextval\"('s')}|WRITING_FUNCTION|nextval",
+                "select * from t where id = {fn currval('s')}|WRITING_FUNCTION|currval",
+                "select {fn ucase({fn nextval('s')})}|WRITING_FUNCTION|nextval",
+                "select {fn my_function(1)}|UNKNOWN_FUNCTION|my_function",
+            })
+    void jdbcFunctionEscape_isJudgedLikeAPlainCall(String sql, Reason reason, String detail) {
+        // pgjdbc sends a {fn name(...)} it does not translate to the server as name(...)
+        assertPrimary(sql, reason, detail);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select {fn ucase(name)}, {fn lcase(name)}, {fn length(name)}, {fn ltrim(name)} from t",
+                "select {fn insert(name, 1, 2, 'x')}, {fn left(name, 2)}, {fn right(name, 2)} from t",
+                "select {fn truncate(x, 2)}, {fn second(ts)}, {fn char(65)}, {fn locate('a', name)} from t",
+                "select {fn curdate()}, {fn curtime()}, {fn ifnull(a, b)}, {fn user()}, {fn database()} from t",
+                "select {fn timestampadd(SQL_TSI_DAY, 1, ts)}, {fn timestampdiff(SQL_TSI_DAY, a, b)} from t",
+                "select {fn now()}, {fn abs(-1)}, {fn lower(name)} from t",
+                "select {fn current_date}",
+                "select * from t where d = {d '2024-01-01'} and t = {t '10:00:00'} and ts > {ts '2024-01-01 10:00:00'}",
+                "select * from {oj a left outer join b on a.id = b.a_id}",
+                "select * from t where name like 'a\\_%' {escape '\\'}",
+                "select * from t {limit 10}",
+            })
+    void jdbcEscapesOfReadOnlySql_stayOnReplica(String sql) {
+        assertReplica(sql, Reason.READ_ONLY);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "{call refresh_totals(1)}|refresh_totals",
+                "{ call refresh_totals(?, ?) }|refresh_totals",
+                "{? = call get_total(?)}|get_total",
+                "{?= call get_total(?)}|get_total",
+                "{ ? = call get_total() }|get_total",
+            })
+    void jdbcCallEscape_goesToPrimaryAsACall(String sql, String procedure) {
+        assertPrimary(sql, Reason.CALL, procedure);
+    }
+
+    @Test
+    void jdbcFunctionEscapeWithACommentBeforeItsParenthesis_isNotTranslatedByTheDriver() {
+        // pgjdbc takes "ucase /* c */" for the name, does not know it and passes it through: the server
+        // calls the user's function ucase.
+        FunctionCatalog catalog = (schema, name) -> "ucase".equals(name) ? Volatility.VOLATILE : Volatility.UNKNOWN;
+        String sql = "select {fn ucase /* c */ (name)} from t";
+        assertPrimaryWith(new SqlClassifier(catalog, 0), sql, Reason.VOLATILE_FUNCTION, "ucase");
+        assertPrimary(sql, Reason.UNKNOWN_FUNCTION, "ucase");
+        assertReplica("select {fn ucase\n  (name)} from t", Reason.READ_ONLY);
+    }
+
+    @Test
+    void unknownJdbcEscape_isUnparseable() {
+        // pgjdbc reads "{fnnextval(…)}" as {fn nextval(…)}: whatever the catalog says of "fnnextval"
+        FunctionCatalog catalog = (schema, name) -> Volatility.STABLE;
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 10);
+        assertPrimaryWith(withCatalog, "select {fnnextval('s')}", Reason.UNPARSEABLE, "unknown JDBC escape");
+        assertPrimaryWith(withCatalog, "select {ojnextval('s')}", Reason.UNPARSEABLE, "unknown JDBC escape");
+        assertPrimaryWith(withCatalog, "select {1}", Reason.UNPARSEABLE, "unknown JDBC escape");
+    }
+
+    // ---- user functions named like unreserved keywords -------------------------------------
+
+    /** Knows a VOLATILE function for every unreserved keyword the grammar also puts before "(". */
+    private static final FunctionCatalog VOLATILE_KEYWORD_FUNCTIONS = (schema, name) -> switch (name) {
+        case "next",
+                "value",
+                "first",
+                "rows",
+                "range",
+                "groups",
+                "cube",
+                "rollup",
+                "sets",
+                "by",
+                "escape",
+                "zone",
+                "second",
+                "varying",
+                "materialized",
+                "columns",
+                "passing",
+                "ordinality",
+                "over",
+                "filter",
+                "set",
+                "recursive",
+                "nothing",
+                "include",
+                "repeatable",
+                "join",
+                "operator" -> Volatility.VOLATILE;
+        default -> Volatility.UNKNOWN;
+    };
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "select next(1)|next",
+                "select value(1)|value",
+                "select first(x) from t|first",
+                "select rows(1)|rows",
+                "select range(1, 2)|range",
+                "select groups(1)|groups",
+                "select * from t where a = next(1)|next",
+                "select 1, range(1)|range",
+                "select x from t order by value(x)|value",
+                "select cube(1, 2)|cube",
+                "select a from t group by a having rollup(a) > 0|rollup",
+                "select a, rollup(a) from t group by a|rollup",
+                "select sets(1)|sets",
+                "select * from t where by(1)|by",
+                "select x like escape('%') from t|escape",
+                "select zone(1)|zone",
+                "select second(1)|second",
+                "select varying(1)|varying",
+                "select materialized(1)|materialized",
+                "select columns(1)|columns",
+                "select passing(1)|passing",
+                "select ordinality(1)|ordinality",
+                "select over(1)|over",
+                "select filter(1)|filter",
+                "select set(1)|set",
+                "select recursive(1)|recursive",
+                "select nothing(1)|nothing",
+                "select include(1)|include",
+                "select repeatable(1)|repeatable",
+                "select join(1)|join",
+                "select {fn next(1)}|next",
+                "select * from t order by a fetch next (next(1)) rows only|next",
+                "select * from t fetch first rows(1) rows only|rows",
+                "select * from t where x similar to second('a')|second",
+                "select count(*) from t group by value(x)|value",
+                "select * from t where x = any(select escape(y) from u)|escape",
+            })
+    void userFunctionNamedLikeAnUnreservedKeyword_isACall(String sql, String name) {
+        assertPrimaryWith(new SqlClassifier(VOLATILE_KEYWORD_FUNCTIONS, 0), sql, Reason.VOLATILE_FUNCTION, name);
+        assertPrimary(sql, Reason.UNKNOWN_FUNCTION, name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select * from t order by a fetch next (5) rows only",
+                "select * from t order by a offset (1) rows fetch first (2) rows only",
+                "select sum(x) over (order by y rows between unbounded preceding and current row) from t",
+                "select sum(x) over (order by y range between unbounded preceding and current row) from t",
+                "select sum(x) over (order by y desc rows (1) preceding) from t",
+                "select sum(x) over (order by y nulls last groups (1) preceding) from t",
+                "select sum(x) over (rows (2) preceding) from t",
+                "select sum(x) over w from t window w as (rows (2) preceding)",
+                "values (1), (2)",
+                "select a, b from t group by cube (a, b)",
+                "select a from t group by rollup (a), cube (b)",
+                "select a from t group by a, rollup (b)",
+                "select a from t group by distinct rollup (a)",
+                "select a from t group by grouping sets ((a), cube (a, b), rollup (b))",
+                "select a from t group by grouping sets (rollup (a), cube (b))",
+                "select * from t where name like 'a' escape ('!')",
+                "select * from t where name not like ('%x') and name not ilike ('y%')",
+                "select x at time zone ('UTC') from t",
+                "select interval '1.5' second (3)",
+                "select interval '1:30' minute to second (3)",
+                "with c as not materialized (select 1) select * from c",
+                "with c as materialized (select 1) select * from c",
+                "select * from a left join (b join c on true) on true",
+                "select * from a cross join (select 1) b",
+                "select xmlexists('//a' passing by value ('<a/>'::xml))",
+                "select xmlexists('//a' passing ('<a/>'::xml))",
+                "select json_object('a' value (1))",
+                "select 1 operator(pg_catalog.+) 2",
+            })
+    void grammarBeforeAParenthesis_staysReadOnly_evenWithACatalogThatKnowsSuchAFunction(String sql) {
+        assertReplica(sql, Reason.READ_ONLY);
+        Classification c = new SqlClassifier(VOLATILE_KEYWORD_FUNCTIONS, 0).classify(sql);
+        assertThat(c.reason()).as("%s with the catalog: %s", sql, c).isEqualTo(Reason.READ_ONLY);
+    }
+
+    // ---- statements whose effect depends on session state -------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select current_schema()",
+                "select current_schema",
+                "SELECT CURRENT_SCHEMA",
+                "select current_schemas(true)",
+                "select pg_catalog.current_schema()",
+                "select \"current_schema\"()",
+                "select * from t where s = current_schema",
+                "select (select current_schema())",
+                "values (current_schema)",
+                "explain select * from pg_namespace where nspname = current_schema()",
+                "explain analyze select current_schema()",
+                "declare c cursor for select current_schema()",
+                "copy (select current_schemas(false)) to stdout",
+                "select 1; select current_schema()",
+                "select current_schema(); set local work_mem = '1MB'",
+            })
+    void currentSchema_dependsOnSearchPath(String sql) {
+        // With pg_temp first in search_path, current_schema() creates the temporary schema: a write.
+        Classification c = classifier.classify(sql);
+        assertThat(c.replicaSafe()).as("%s: %s", sql, c).isTrue();
+        assertThat(c.dependsOnSearchPath()).as("%s: %s", sql, c).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "select 1",
+                "select 'current_schema()'",
+                "select \"Current_Schema\" from t",
+                "select current_user, current_catalog, current_setting('search_path')",
+                "show search_path",
+                "set search_path = app",
+                "begin",
+                "select current_schema(), nextval('s')",
+                "delete from t where s = current_schema",
+                "prepare p as select current_schema()",
+            })
+    void otherStatements_doNotDependOnSearchPath(String sql) {
+        Classification c = classifier.classify(sql);
+        assertThat(c.dependsOnSearchPath()).as("%s: %s", sql, c).isFalse();
+    }
+
+    @Test
+    void searchPathDependency_keepsTheVerdictAndSharesIt() {
+        Classification c = classifier.classifyUncached("select current_schema()");
+        assertThat(c.reason()).isEqualTo(Reason.READ_ONLY);
+        assertThat(c.detail()).isNull();
+        assertThat(c).isSameAs(classifier.classifyUncached("select current_schemas(true)"));
+        assertThat(c).isNotEqualTo(classifier.classifyUncached("select 1"));
+        Classification cursor = classifier.classify("declare c cursor for select current_schema()");
+        assertThat(cursor.control()).isEqualTo(Classification.Control.CURSOR_OPEN);
+        assertThat(cursor.cursorName()).isEqualTo("c");
+        assertThat(cursor.detail()).isNull();
     }
 
     // ---- catalog ----------------------------------------------------------------------------
@@ -631,6 +1066,75 @@ class SqlClassifierTest {
                 ? (schema == null ? Volatility.VOLATILE : Volatility.IMMUTABLE)
                 : Volatility.UNKNOWN;
         assertPrimaryWith(new SqlClassifier(catalog, 10), "select lower(x) from t", Reason.VOLATILE_FUNCTION, "lower");
+    }
+
+    @Test
+    void attributeNotationOfAVolatileFunction_isThatCall() {
+        // PostgreSQL runs t.audit_row as audit_row(t) when tbl has no column audit_row.
+        FunctionCatalog catalog = (schema, name) -> switch (name) {
+            case "audit_row", "nextval" -> Volatility.VOLATILE;
+            case "full_name" -> Volatility.STABLE;
+            default -> Volatility.UNKNOWN;
+        };
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 0);
+        assertPrimaryWith(withCatalog, "select t.audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(
+                withCatalog,
+                "select * from tbl t where t.audit_row is not null",
+                Reason.VOLATILE_FUNCTION,
+                "audit_row");
+        assertPrimaryWith(withCatalog, "select (t).audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select app.tbl.audit_row from app.tbl", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select t.\"audit_row\" from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select s.nextval from seq s", Reason.WRITING_FUNCTION, "nextval");
+        assertThat(withCatalog.classify("select t.full_name, t.id from tbl t").replicaSafe())
+                .isTrue();
+    }
+
+    @Test
+    void attributeNotation_onlyForFunctionsCallableWithOneArgument_andOnlyInExpressions() {
+        FunctionCatalog catalog = new FunctionCatalog() {
+            @Override
+            public Volatility volatility(String schema, String name) {
+                return name.equals("audit_row") || name.equals("touch") ? Volatility.VOLATILE : Volatility.UNKNOWN;
+            }
+
+            @Override
+            public boolean callableWithOneArgument(String schema, String name) {
+                return name.equals("audit_row");
+            }
+        };
+        SqlClassifier withCatalog = new SqlClassifier(catalog, 0);
+        for (String sql : new String[] {
+            "select t.touch from tbl t", // touch(a, b): no one-argument version
+            "select t.other from tbl t",
+            "select * from app.audit_row",
+            "select * from a join app.audit_row r on true",
+            "select x::app.audit_row, cast(y as app.audit_row) from t",
+            "select x collate app.audit_row from t",
+            "table app.audit_row",
+            "select audit_row.id from audit_row",
+            "select t.audit_row.x from tbl t",
+        }) {
+            Classification c = withCatalog.classify(sql);
+            assertThat(c.replicaSafe()).as("%s: %s", sql, c).isTrue();
+        }
+        assertPrimaryWith(
+                withCatalog, "select extract(year from t.audit_row) from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(
+                withCatalog,
+                "select * from tbl t where x is distinct from t.audit_row",
+                Reason.VOLATILE_FUNCTION,
+                "audit_row");
+        assertPrimaryWith(withCatalog, "select (t).audit_row.x from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+        assertPrimaryWith(withCatalog, "select t.arr[1].audit_row from tbl t", Reason.VOLATILE_FUNCTION, "audit_row");
+    }
+
+    @Test
+    void attributeNotationWithoutACatalog_isAKnownLimit() {
+        // Nothing tells a column from a function without a catalog: t.audit_row is read as a column.
+        assertReplica("select t.audit_row from tbl t", Reason.READ_ONLY);
+        assertReplica("select s.nextval from seq s", Reason.READ_ONLY);
     }
 
     @Test
