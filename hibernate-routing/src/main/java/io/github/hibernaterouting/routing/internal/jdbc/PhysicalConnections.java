@@ -4,6 +4,7 @@ import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
+import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
@@ -119,7 +120,8 @@ final class PhysicalConnections {
      *
      * @param mandatory under {@code REPLICA}: never the primary
      * @param required the WAL position the read must reflect, {@link Lsn#UNKNOWN} for none,
-     *        {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending
+     *        {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending; raised to the unit
+     *        of work's read floor after one of its reads fell back to the primary
      */
     Connection useReplica(SessionRouting unit, boolean mandatory, RouteReason reason, long required)
             throws SQLException {
@@ -131,6 +133,15 @@ final class PhysicalConnections {
         }
         if (unit.replicaLost()) {
             return fallBack(unit, mandatory, RouteReason.REPLICA_DOWN, null, null);
+        }
+        if (!mandatory) {
+            // Monotonic reads: a read of this unit of work that fell back to the primary may have seen
+            // what no replica has replayed yet, so a replica must be at least that far along. REPLICA
+            // never falls back, so it never has a floor.
+            if (unit.readFloorStale() && replicas.anyEligible() && !takeReadFloor(unit)) {
+                return fallBack(unit, false, RouteReason.LSN_FALLBACK, null, null);
+            }
+            required = Lsn.max(required, unit.readFloor());
         }
         final ReplicaNode.Ineligibility[] whyNot = new ReplicaNode.Ineligibility[1];
         ReplicaNode node = unit.replica();
@@ -222,7 +233,33 @@ final class PhysicalConnections {
             throw new SQLException(message, "08001", failure);
         }
         metrics.fallback(reason);
-        return usePrimary(unit, reason);
+        final Connection primary = usePrimary(unit, reason);
+        unit.fellBackToPrimary();
+        return primary;
+    }
+
+    /**
+     * Takes the primary's WAL position as the unit of work's read floor: every read it made on the
+     * primary by fallback has completed, so every commit those reads saw is behind this position.
+     * Taken only when a replica could be used at all, on the bound primary connection if there is one.
+     *
+     * @return whether the position could be read; if not, the read stays on the primary
+     */
+    private boolean takeReadFloor(SessionRouting unit) {
+        try {
+            if (primary != null) {
+                unit.readFloor(WalPositions.insertPosition(primary));
+            } else {
+                try (Connection connection = primarySource.getConnection()) {
+                    unit.readFloor(WalPositions.insertPosition(connection));
+                }
+            }
+            return true;
+        } catch (SQLException e) {
+            LOG.debug(
+                    "Could not read the primary's WAL position for a unit of work that fell back ({})", e.getMessage());
+            return false;
+        }
     }
 
     /**
