@@ -13,10 +13,14 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.hibernate.Session;
@@ -222,6 +226,67 @@ class EscalationAndTransactionsIT extends RoutingFixture {
                 assertThat(isolation).isEqualTo("repeatable read");
                 em.getTransaction().commit();
             }
+        }
+    }
+
+    /** What one execution of the loop's query saw: how many of the unit's rows, and which server answered. */
+    private record Seen(long rows, int port) {}
+
+    /**
+     * Raw JDBC as application code writes it: a query and an insert prepared up front, then a loop
+     * that inserts and runs the same query again. The query was prepared on a replica; each insert
+     * escalates the unit of work, so each execution of the query must follow it to the primary.
+     */
+    private static List<Seen> insertThenQueryInALoop(EntityManager em, boolean executeQuery) {
+        final List<Seen> seen = new ArrayList<>();
+        em.unwrap(Session.class).doWork(connection -> {
+            try (PreparedStatement query = connection.prepareStatement(
+                            "select count(*), inet_server_port() from note where text = ?");
+                    PreparedStatement insert = connection.prepareStatement(
+                            "insert into note (id, text) values (nextval('note_seq'), ?)")) {
+                for (int i = 0; i < 3; i++) {
+                    insert.setString(1, "mine");
+                    insert.executeUpdate();
+                    query.setString(1, "mine");
+                    final ResultSet rs;
+                    if (executeQuery) {
+                        rs = query.executeQuery();
+                    } else {
+                        assertThat(query.execute()).isTrue();
+                        rs = query.getResultSet();
+                    }
+                    try (rs) {
+                        rs.next();
+                        seen.add(new Seen(rs.getLong(1), rs.getInt(2)));
+                    }
+                }
+            }
+        });
+        return seen;
+    }
+
+    @Test
+    void preparedStatementReusedAfterAWrite_followsTheUnitOfWorkToThePrimary_inATransaction() throws SQLException {
+        final int primary = cluster.primary().port();
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThat(insertThenQueryInALoop(em, true))
+                    .as("the query sees the transaction's own rows, on the primary")
+                    .containsExactly(new Seen(1, primary), new Seen(2, primary), new Seen(3, primary));
+            em.getTransaction().commit();
+        }
+        assertThat(countOnPrimary(cluster, "note")).isEqualTo(3);
+    }
+
+    @Test
+    void preparedStatementReusedAfterAWrite_followsTheUnitOfWorkToThePrimary_inAutoCommit() throws SQLException {
+        // The standbys never get the rows: a read there would miss them, whatever the timing.
+        pauseAllStandbys();
+        final int primary = cluster.primary().port();
+        try (EntityManager em = emf.createEntityManager()) {
+            assertThat(insertThenQueryInALoop(em, false))
+                    .as("execute() then getResultSet(): the unit's own committed rows, on the primary")
+                    .containsExactly(new Seen(1, primary), new Seen(2, primary), new Seen(3, primary));
         }
     }
 }

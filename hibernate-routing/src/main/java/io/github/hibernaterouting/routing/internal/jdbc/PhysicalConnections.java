@@ -14,7 +14,6 @@ import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.sql.Classification;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +51,13 @@ final class PhysicalConnections {
     boolean replicaTransaction;
     /** The physical connection that ran the last statement. */
     Connection last;
+    /**
+     * The routing generation: changes whenever something changes that can send a statement prepared
+     * earlier elsewhere (a write, a transaction's begin or end, a physical connection bound or
+     * released, a setting that ran, read-only, the isolation level). A {@link RoutedStatement} routes
+     * itself again before an execution only when it changed, so the common case costs one comparison.
+     */
+    int generation;
 
     PhysicalConnections(
             DataSource primarySource,
@@ -69,6 +75,7 @@ final class PhysicalConnections {
     /** Sets read-only mode for the routed connection, and on the bound primary (a replica connection is read-only anyway). */
     void readOnly(boolean readOnly) throws SQLException {
         this.readOnly = readOnly;
+        generation++;
         if (primary != null) {
             primary.setReadOnly(readOnly);
         }
@@ -77,6 +84,7 @@ final class PhysicalConnections {
     /** Sets the isolation level for the routed connection and every bound physical connection. */
     void isolation(int level) throws SQLException {
         isolation = level;
+        generation++;
         if (primary != null) {
             primary.setTransactionIsolation(level);
         }
@@ -105,6 +113,7 @@ final class PhysicalConnections {
     Connection usePrimary(SessionRouting unit, RouteReason reason) throws SQLException {
         if (primary == null) {
             primary = configure(primarySource.getConnection(), null);
+            generation++;
         }
         metrics.statement(RoutingMetrics.PRIMARY, reason);
         unit.lastStatementOnReplica(false);
@@ -193,6 +202,7 @@ final class PhysicalConnections {
             }
             replica = physical;
             replicaNode = node;
+            generation++;
             unit.replica(node);
             return replicaUsed(unit, servedReason);
         }
@@ -332,13 +342,23 @@ final class PhysicalConnections {
         }
     }
 
-    /** Whether statements prepared on {@code target} need watching for a fetch size (see {@link #replicaCursorWanted}). */
-    boolean cursorMayNeedTransaction(Connection target) {
-        return target == replica && !autoCommit && !replicaTransaction;
+    /** A {@code SET} or {@code RESET} was prepared on {@code physical}; see {@link #replicaTransactionWanted}. */
+    void settingPrepared(Connection physical) throws SQLException {
+        if (physical == replica) {
+            // Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
+            // rollback (SET), so the replica needs a transaction of its own for it.
+            replicaTransactionWanted();
+        }
+    }
+
+    /** Something changed that can send a statement prepared earlier elsewhere; see {@link #generation}. */
+    void changed() {
+        generation++;
     }
 
     /** A {@code SET} or {@code RESET} ran without an error on {@code physical}: carry it over from now on. */
     void settingRan(Connection physical, String sql, Classification classification) {
+        generation++;
         settings.ran(
                 sql,
                 classification,
@@ -354,78 +374,15 @@ final class PhysicalConnections {
         }
         if (primary == null) {
             primary = configure(primarySource.getConnection(), null);
+            generation++;
         }
         last = primary;
         return primary;
     }
 
-    /** Returns every physical connection to its pool; the next statement binds anew. */
-    void releaseAll() throws SQLException {
-        SQLException failure = null;
-        if (replica != null) {
-            try {
-                releaseReplica();
-            } catch (SQLException e) {
-                failure = e;
-            }
-        }
-        if (primary != null) {
-            try {
-                primary.close();
-            } catch (SQLException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-            primary = null;
-        }
-        last = null;
-        settings.physicalsReleased();
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    /** Returns the replica connection to its pool, read-only again if a setting ran on it; the next one needs the settings anew. */
-    void releaseReplica() throws SQLException {
-        try {
-            if (!settings.isEmpty()) {
-                restoreReadOnly();
-                settings.replicaReleased();
-            }
-            replica.close();
-        } finally {
-            replica = null;
-            replicaNode = null;
-        }
-    }
-
-    /**
-     * A session-level setting on the replica connection may have been {@code RESET ALL} or
-     * {@code RESET default_transaction_read_only}: before it goes back to the pool, make it read-only
-     * again, as the pool's init SQL did. If that fails the connection leaves the pool.
-     */
-    private void restoreReadOnly() {
-        if (!settings.replicaHasSessionSetting()) {
-            return;
-        }
-        try {
-            // Outside a transaction, or a rollback would undo it; the replica's transaction only read.
-            replica.setAutoCommit(true);
-            try (Statement statement = replica.createStatement()) {
-                statement.execute(JdbcRouting.READ_ONLY_SESSION);
-            }
-        } catch (SQLException e) {
-            LOG.debug(
-                    "Could not make a connection to {} read-only again ({}); evicting it", replicaNode, e.getMessage());
-            replicaNode.evict(replica);
-        }
-    }
-
     /** Aborts every physical connection (JDBC {@code abort}). */
     void abort(java.util.concurrent.Executor executor) throws SQLException {
+        generation++;
         if (replica != null) {
             replica.abort(executor);
         }
