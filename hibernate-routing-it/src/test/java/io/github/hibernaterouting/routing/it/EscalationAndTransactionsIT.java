@@ -5,6 +5,7 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplica
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
@@ -33,8 +34,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Escalation and transactions: a unit of work moves to the primary at its first write, and later
  * sessions of a scope that wrote follow it; a lazy read-write transaction reads on a replica without
- * holding a transaction there, unless its reads need one (a fetch size, a read-only transaction,
- * REPEATABLE READ on the connection or as the role's default); transactions pinned to the primary.
+ * holding a transaction there, unless its reads need one (a fetch size, a read-only transaction); a
+ * read-write transaction above READ COMMITTED (on the connection or as the role's default) runs on
+ * the primary from its first statement, a read-only one keeps one snapshot on the replica; prepared
+ * statements follow the unit of work; transactions pinned to the primary.
  */
 @ExtendWith(RoutingLeakCheck.class)
 class EscalationAndTransactionsIT extends RoutingFixture {
@@ -176,34 +179,57 @@ class EscalationAndTransactionsIT extends RoutingFixture {
         }
     }
 
+    private static String transactionIsolation(EntityManager em) {
+        return (String) em.createNativeQuery("show transaction_isolation").getSingleResult();
+    }
+
     @Test
-    void repeatableRead_keepsOneSnapshotOnTheReplica() throws SQLException {
+    void repeatableRead_readWriteTransaction_runsOnThePrimaryFromItsFirstStatement() {
         try (EntityManager em = emf.createEntityManager()) {
             em.unwrap(Session.class)
                     .doWork(connection -> connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
             em.getTransaction().begin();
-            final Backend replica = backend(em);
-            assertThat(replica.state()).isEqualTo("idle in transaction");
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("the transaction's first read")
+                    .isTrue();
+            assertThat(transactionIsolation(em)).isEqualTo("repeatable read");
             em.getTransaction().commit();
         }
     }
 
     @Test
-    void repeatableRead_setAfterReadsRanInAutoCommit_opensOneSnapshotOnTheReplicaFromThere() throws SQLException {
-        try (EntityManager em = emf.createEntityManager()) {
-            em.getTransaction().begin();
-            final Backend replica = backend(em);
-            assertThat(replica.state()).isEqualTo("idle");
-            em.unwrap(Session.class)
-                    .doWork(connection -> connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
-            assertThat(backend(em)).as("the unit of work keeps its replica").isEqualTo(replica);
+    void repeatableRead_readOnlyTransaction_keepsOneSnapshotOnTheReplica() throws SQLException {
+        final SessionFactory sessionFactory = emf.unwrap(SessionFactory.class);
+        try (Session session = sessionFactory.withOptions().readOnly(true).openSession()) {
+            session.doWork(connection -> connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ));
+            session.beginTransaction();
+            final Backend replica = backend(session);
             assertThat(replica.state()).isEqualTo("idle in transaction");
-            em.getTransaction().commit();
+            assertThat(transactionIsolation(session)).isEqualTo("repeatable read");
+            session.getTransaction().commit();
         }
     }
 
     @Test
-    void roleWhoseDefaultIsRepeatableRead_keepsATransactionOnTheReplica() throws SQLException {
+    void isolation_changedAfterTheTransactionRanAStatement_isRefused_asOnOneConnection() throws SQLException {
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Backend replica = backend(em);
+            assertThat(replica.state())
+                    .as("a read-write transaction's read at READ COMMITTED")
+                    .isEqualTo("idle");
+            assertThatThrownBy(() -> em.unwrap(Session.class)
+                            .doWork(connection ->
+                                    connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ)))
+                    .hasStackTraceContaining(
+                            "Cannot change transaction isolation level in the middle of a transaction");
+            em.getTransaction().rollback();
+        }
+    }
+
+    @Test
+    void roleWhoseDefaultIsRepeatableRead_readWriteTransactionsRunOnThePrimary_readOnlyOnesOnTheReplica()
+            throws SQLException {
         try (Connection admin = cluster.adminConnection(cluster.primary());
                 Statement s = admin.createStatement()) {
             s.execute("drop role if exists rr_reader");
@@ -219,12 +245,19 @@ class EscalationAndTransactionsIT extends RoutingFixture {
             awaitReplicasUp(rr);
             try (EntityManager em = rr.createEntityManager()) {
                 em.getTransaction().begin();
-                final Backend replica = backend(em);
-                assertThat(replica.state()).isEqualTo("idle in transaction");
-                final Object isolation = em.createNativeQuery("select current_setting('transaction_isolation')")
-                        .getSingleResult();
-                assertThat(isolation).isEqualTo("repeatable read");
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("a read-write transaction's first read")
+                        .isTrue();
+                assertThat(transactionIsolation(em)).isEqualTo("repeatable read");
                 em.getTransaction().commit();
+            }
+            try (Session session =
+                    rr.unwrap(SessionFactory.class).withOptions().readOnly(true).openSession()) {
+                session.beginTransaction();
+                final Backend replica = backend(session);
+                assertThat(replica.state()).isEqualTo("idle in transaction");
+                assertThat(transactionIsolation(session)).isEqualTo("repeatable read");
+                session.getTransaction().commit();
             }
         }
     }

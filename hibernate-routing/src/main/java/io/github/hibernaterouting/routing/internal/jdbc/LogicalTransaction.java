@@ -38,6 +38,8 @@ final class LogicalTransaction {
     /** A transaction begins: it starts wherever its first statement decides. */
     void begin() throws SQLException {
         physicals.autoCommit = false;
+        physicals.transactionStarted = false;
+        physicals.transactionIsolation = 0;
         physicals.changed();
         if (physicals.replica != null) {
             releaseReplica();
@@ -124,6 +126,9 @@ final class LogicalTransaction {
             commits.committed(physicals.primary);
         }
         wroteInTransaction = false;
+        // The next transaction starts afresh, with the connection's isolation level.
+        physicals.transactionStarted = false;
+        physicals.transactionIsolation = 0;
         releaseAll();
     }
 

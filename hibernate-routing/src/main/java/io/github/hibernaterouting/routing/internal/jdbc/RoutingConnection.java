@@ -299,9 +299,12 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
     @Override
     public int getTransactionIsolation() throws SQLException {
         checkOpen();
+        if (physicals.transactionIsolation != 0) {
+            return physicals.transactionIsolation;
+        }
         return physicals.isolation != null
                 ? physicals.isolation
-                : physicals.last != null ? physicals.last.getTransactionIsolation() : TRANSACTION_READ_COMMITTED;
+                : physicals.last != null ? physicals.last.getTransactionIsolation() : physicals.defaultIsolation();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.session.Route;
@@ -8,6 +9,7 @@ import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.internal.session.StatementRouter;
 import io.github.hibernaterouting.routing.sql.Classification;
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
+import io.github.hibernaterouting.routing.sql.Reason;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -81,21 +83,42 @@ final class UnitOfWorkRouter {
         } else {
             routedSetting = null;
         }
-        final Strategy strategy = unit.strategy(classification.routingHint());
         final boolean inTransaction = !physicals.autoCommit;
+        if (classification.settingScope() != SettingScope.NONE
+                || classification.reason() == Reason.PRIMARY_ONLY_TRANSACTION) {
+            isolationSetting(sql, inTransaction);
+        }
+        final Strategy strategy = unit.strategy(classification.routingHint());
+        // Above READ COMMITTED a read-write transaction keeps one snapshot only on one server, the one
+        // that runs its writes; a standby refuses SERIALIZABLE altogether.
+        final int isolation = physicals.effectiveIsolation();
+        final boolean serializable = isolation == Connection.TRANSACTION_SERIALIZABLE;
         final Route route = StatementRouter.route(
                 classification,
                 strategy,
                 unit,
                 inTransaction && physicals.primary != null,
-                inTransaction && !physicals.readOnly && routing.transactionsOnPrimary());
+                inTransaction && !physicals.readOnly && routing.transactionsOnPrimary(),
+                serializable || inTransaction && !physicals.readOnly && IsolationLevel.aboveReadCommitted(isolation));
+        if (inTransaction) {
+            physicals.transactionStarted = true;
+        }
         return switch (route) {
             case WRITE -> {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED -> physicals.usePrimary(unit, route.reason());
-            case REPLICA_ONLY -> physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION -> physicals.usePrimary(unit, route.reason());
+            case REPLICA_ONLY -> {
+                if (serializable) {
+                    throw new SQLException(
+                            "A hot standby cannot run a SERIALIZABLE transaction, and strategy REPLICA never uses"
+                                    + " the primary. Run this work at REPEATABLE READ (a read-only transaction keeps"
+                                    + " one snapshot on the replica), or under Strategy.READ_AFTER_WRITE",
+                            "0A000");
+                }
+                yield physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+            }
             case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
             case FRESH_READ ->
                 physicals.useReplica(
@@ -106,6 +129,32 @@ final class UnitOfWorkRouter {
                                 ? Lsn.UNKNOWN
                                 : routing.tracker().requiredPosition());
         };
+    }
+
+    /**
+     * A {@code SET} or {@code RESET} that changes the isolation level: known before it runs, so that
+     * it and the transaction it starts go where that level needs.
+     *
+     * @throws SQLException for {@code SET TRANSACTION ISOLATION LEVEL} after the transaction ran a
+     *         statement anywhere, as PostgreSQL refuses it on one connection
+     */
+    private void isolationSetting(String sql, boolean inTransaction) throws SQLException {
+        final int change = IsolationStatements.of(sql);
+        if (change == IsolationStatements.NONE) {
+            return;
+        }
+        if ((change & IsolationStatements.TRANSACTION) != 0) {
+            if (!inTransaction) {
+                return; // outside a transaction block PostgreSQL only warns
+            }
+            if (physicals.transactionStarted) {
+                throw new SQLException("SET TRANSACTION ISOLATION LEVEL must be called before any query", "25001");
+            }
+            physicals.transactionIsolation = IsolationStatements.level(change);
+        } else {
+            physicals.isolation = change == IsolationStatements.RESET ? null : IsolationStatements.level(change);
+        }
+        physicals.changed();
     }
 
     /** After the write policy let a write through: the primary, and remember to capture the commit. */
@@ -119,6 +168,9 @@ final class UnitOfWorkRouter {
     /** Raw JDBC whose SQL is not known up front goes to the primary and counts as a write. */
     Connection rawJdbc(String what) throws SQLException {
         final SessionRouting unit = unit();
+        if (!physicals.autoCommit) {
+            physicals.transactionStarted = true;
+        }
         routing.writes()
                 .beforeWrite(
                         unit,

@@ -90,6 +90,15 @@ public final class ReplicaSet implements AutoCloseable {
         monitor.start();
     }
 
+    /**
+     * The isolation level the primary's pooled connections get by default, read by the health check
+     * (at start, then at every check); {@link io.github.hibernaterouting.routing.internal.consistency.IsolationLevel#UNKNOWN}
+     * while the primary could not be asked.
+     */
+    public int primaryDefaultIsolation() {
+        return monitor.primaryDefaultIsolation();
+    }
+
     /** Runs the health check now, on the calling thread. */
     public void checkNow() {
         monitor.checkNow();

@@ -129,15 +129,15 @@ final class FakeServer {
         return method.getName().equals("executeBatch") ? new int[entries] : new long[entries];
     }
 
-    /** The library's own queries: a standby in recovery, caught up, at READ COMMITTED by default; the primary's WAL position. */
+    /** The library's own queries: a standby in recovery, caught up, at READ COMMITTED by default; the primary's WAL position and default isolation level. */
     private Statement internalStatement() {
         return proxy(Statement.class, (proxy, method, args) -> switch (method.getName()) {
             case "executeQuery" -> {
                 final String sql = (String) args[0];
                 if (sql.contains("pg_is_in_recovery")) {
-                    yield resultSet(new Object[][] {{standby, "0/1000", true, null, true}});
+                    yield resultSet(new Object[][] {{standby, "0/1000", true, null, "read committed"}});
                 }
-                yield resultSet(new Object[][] {{"0/1000"}});
+                yield resultSet(new Object[][] {{"0/1000", "read committed"}});
             }
             case "execute" -> false;
             default -> defaultValue(method);
