@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.it;
 
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,15 +9,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Transactions above READ COMMITTED run on one server from their first statement, so they keep one
@@ -24,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * read-only at REPEATABLE READ, which a standby serves as one transaction. A standby refuses
  * SERIALIZABLE, read-only and deferrable included, so a read-only SERIALIZABLE transaction runs on the
  * primary too. The isolation may come from {@code Connection.setTransactionIsolation} before
- * {@code begin}, or from {@code SET TRANSACTION ISOLATION LEVEL} as the transaction's first SQL.
+ * {@code begin}, from {@code SET TRANSACTION ISOLATION LEVEL} as the transaction's first SQL, or from
+ * {@code hibernate.connection.isolation}.
  */
 @ExtendWith(RoutingLeakCheck.class)
 class TransactionIsolationIT extends RoutingFixture {
@@ -154,6 +160,48 @@ class TransactionIsolationIT extends RoutingFixture {
                     .hasMessageContaining("cannot use serializable mode in a hot standby")
                     .satisfies(e -> assertThat(sqlState(e)).isEqualTo("0A000"));
             standby.rollback();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SERIALIZABLE", "TRANSACTION_SERIALIZABLE", "8"})
+    void hibernateConnectionIsolation_serializable_yieldsSerializableTransactionsOnThePrimary(String value) {
+        final long id = createNote("there");
+        final EntityManagerFactory serializable = emf(cluster, Map.of("hibernate.connection.isolation", value));
+        try (serializable;
+                EntityManager em = serializable.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThat(em.find(Note.class, id).text).isEqualTo("there");
+            assertThat(servedBy(cluster, em)).as("the transaction's first read").isEqualTo(cluster.primary());
+            em.persist(new Note("written"));
+            em.flush();
+            assertThat(transactionIsolation(em)).isEqualTo("serializable");
+            em.getTransaction().commit();
+        }
+    }
+
+    @Test
+    void hibernateConnectionIsolation_repeatableRead_readWriteOnThePrimary_readOnlyOnAReplica() throws SQLException {
+        final long id = createNote("before");
+        final EntityManagerFactory repeatable =
+                emf(cluster, Map.of("hibernate.connection.isolation", "REPEATABLE_READ"));
+        try (repeatable) {
+            try (EntityManager em = repeatable.createEntityManager()) {
+                em.getTransaction().begin();
+                assertThat(transactionIsolation(em)).isEqualTo("repeatable read");
+                concurrentUpdateIsDetected(em, id);
+            }
+            try (Session session = repeatable
+                    .unwrap(SessionFactory.class)
+                    .withOptions()
+                    .readOnly(true)
+                    .openSession()) {
+                session.beginTransaction();
+                final Backend replica = backend(session);
+                assertThat(replica.state()).as("one transaction on the replica").isEqualTo("idle in transaction");
+                assertThat(transactionIsolation(session)).isEqualTo("repeatable read");
+                session.getTransaction().commit();
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.jdbc.FakeServer.FakeStatement;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -74,7 +75,9 @@ class StatementReroutingTest {
                 Strategy.READ_AFTER_WRITE,
                 metrics,
                 tracker,
-                new WritePolicy(tracker));
+                new WritePolicy(tracker),
+                IsolationLevel.UNKNOWN,
+                true);
         connection = routing.connection(false, false);
     }
 
