@@ -80,6 +80,8 @@ public final class RoutingConfig {
     public final Duration redisTimeout;
     public final Duration lsnWait;
     public final Duration lsnPollInterval;
+    /** Hibernate's own connection settings, for the pools and the routed connections. */
+    final ConnectionSettings connection;
 
     /** Pool sizing for one kind of target. */
     public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {}
@@ -92,6 +94,7 @@ public final class RoutingConfig {
         replicaUser = orElse(orElse(string(settings, REPLICA_USER), env.apply(ENV_REPLICA_USER)), primaryUser);
         replicaPassword =
                 orElse(orElse(string(settings, REPLICA_PASSWORD), env.apply(ENV_REPLICA_PASSWORD)), primaryPassword);
+        connection = ConnectionSettings.from(settings);
         strategy = Strategy.interpret(orElse(string(settings, STRATEGY), DEFAULT_STRATEGY), STRATEGY);
         transactions = enumValue(settings, TRANSACTIONS, TransactionMode.class, DEFAULT_TRANSACTIONS);
         loadBalancing = enumValue(settings, LOAD_BALANCING, LoadBalancing.class, DEFAULT_LOAD_BALANCING);
@@ -104,17 +107,28 @@ public final class RoutingConfig {
                 integer(settings, CIRCUIT_BREAKER_FAILURE_THRESHOLD, DEFAULT_CIRCUIT_BREAKER_FAILURE_THRESHOLD, 1);
         circuitBreakerOpenDuration =
                 duration(settings, CIRCUIT_BREAKER_OPEN_DURATION, DEFAULT_CIRCUIT_BREAKER_OPEN_DURATION, Duration.ZERO);
+        // hibernate.hikari.* and hibernate.connection.pool_size / min_pool_size are the defaults of both kinds of pool.
+        final Object maximumPoolSize = connection.maximumPoolSize;
+        final Object minimumIdle = connection.minimumIdle;
         primaryPool = new PoolConfig(
-                integer(settings, PRIMARY_MAXIMUM_POOL_SIZE, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE, 1),
-                integer(settings, PRIMARY_MINIMUM_IDLE, DEFAULT_PRIMARY_MINIMUM_IDLE, 0),
+                integer(
+                        settings,
+                        PRIMARY_MAXIMUM_POOL_SIZE,
+                        orElse(maximumPoolSize, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE),
+                        1),
+                integer(settings, PRIMARY_MINIMUM_IDLE, orElse(minimumIdle, DEFAULT_PRIMARY_MINIMUM_IDLE), 0),
                 duration(
                         settings,
                         PRIMARY_CONNECTION_TIMEOUT,
-                        DEFAULT_PRIMARY_CONNECTION_TIMEOUT,
+                        orElse(connection.primaryConnectionTimeout, DEFAULT_PRIMARY_CONNECTION_TIMEOUT),
                         Duration.ofMillis(250)));
         replicaPool = new PoolConfig(
-                integer(settings, REPLICA_MAXIMUM_POOL_SIZE, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE, 1),
-                integer(settings, REPLICA_MINIMUM_IDLE, DEFAULT_REPLICA_MINIMUM_IDLE, 0),
+                integer(
+                        settings,
+                        REPLICA_MAXIMUM_POOL_SIZE,
+                        orElse(maximumPoolSize, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE),
+                        1),
+                integer(settings, REPLICA_MINIMUM_IDLE, orElse(minimumIdle, DEFAULT_REPLICA_MINIMUM_IDLE), 0),
                 duration(
                         settings,
                         REPLICA_CONNECTION_TIMEOUT,
@@ -137,8 +151,10 @@ public final class RoutingConfig {
         redisTimeout = duration(settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis(10));
         lsnWait = duration(settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO);
         lsnPollInterval = duration(settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis(1));
-        checkPoolSizes(primaryPool, PRIMARY_MINIMUM_IDLE, PRIMARY_MAXIMUM_POOL_SIZE);
-        checkPoolSizes(replicaPool, REPLICA_MINIMUM_IDLE, REPLICA_MAXIMUM_POOL_SIZE);
+        checkPoolSizes(
+                primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
+        checkPoolSizes(
+                replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
         if (!replicaUrls.isEmpty() && primaryUrl == null) {
             throw RoutingConfigurationException.withMessage(
                     REPLICA_URLS,
@@ -244,6 +260,16 @@ public final class RoutingConfig {
                             : "a column name of letters, digits and underscores");
         }
         return value;
+    }
+
+    /** The key a pool size came from: the routing key if set, else the Hibernate or HikariCP one it defaulted to. */
+    private String source(Map<String, ?> settings, String routingKey) {
+        if (string(settings, routingKey) != null) {
+            return routingKey;
+        }
+        final String other =
+                routingKey.endsWith("minimum_idle") ? connection.minimumIdleKey : connection.maximumPoolSizeKey;
+        return other != null ? other : routingKey;
     }
 
     private static void checkPoolSizes(PoolConfig pool, String minKey, String maxKey) {

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.Masking;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
@@ -104,7 +105,9 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.strategy,
                 metrics,
                 tracker,
-                writes);
+                writes,
+                config.connection.isolation == null ? IsolationLevel.UNKNOWN : config.connection.isolation,
+                config.connection.autoCommit);
         this.guard = new ReplicaReadGuard(writes);
     }
 

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
 import java.sql.SQLException;
+import java.sql.Statement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +38,11 @@ final class LogicalTransaction {
     /** A transaction begins: it starts wherever its first statement decides. */
     void begin() throws SQLException {
         physicals.autoCommit = false;
+        physicals.transactionStarted = false;
+        physicals.transactionIsolation = 0;
+        physicals.changed();
         if (physicals.replica != null) {
-            physicals.releaseReplica();
+            releaseReplica();
             physicals.last = physicals.primary;
         }
         if (physicals.primary != null) {
@@ -122,6 +126,81 @@ final class LogicalTransaction {
             commits.committed(physicals.primary);
         }
         wroteInTransaction = false;
-        physicals.releaseAll();
+        // The next transaction starts afresh, with the connection's isolation level.
+        physicals.transactionStarted = false;
+        physicals.transactionIsolation = 0;
+        releaseAll();
+    }
+
+    /** Returns every physical connection to its pool; the next statement binds anew. */
+    private void releaseAll() throws SQLException {
+        final PhysicalConnections p = physicals;
+        p.generation++;
+        SQLException failure = null;
+        if (p.replica != null) {
+            try {
+                releaseReplica();
+            } catch (SQLException e) {
+                failure = e;
+            }
+        }
+        if (p.primary != null) {
+            try {
+                p.primary.close();
+            } catch (SQLException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+            p.primary = null;
+        }
+        p.last = null;
+        p.settings.physicalsReleased();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Returns the replica connection to its pool, read-only again if a setting ran on it; the next one needs the settings anew. */
+    private void releaseReplica() throws SQLException {
+        final PhysicalConnections p = physicals;
+        p.generation++;
+        try {
+            if (!p.settings.isEmpty()) {
+                restoreReadOnly();
+                p.settings.replicaReleased();
+            }
+            p.replica.close();
+        } finally {
+            p.replica = null;
+            p.replicaNode = null;
+        }
+    }
+
+    /**
+     * A session-level setting on the replica connection may have been {@code RESET ALL} or
+     * {@code RESET default_transaction_read_only}: before it goes back to the pool, make it read-only
+     * again, as the pool's init SQL did. If that fails the connection leaves the pool.
+     */
+    private void restoreReadOnly() {
+        final PhysicalConnections p = physicals;
+        if (!p.settings.replicaHasSessionSetting()) {
+            return;
+        }
+        try {
+            // Outside a transaction, or a rollback would undo it; the replica's transaction only read.
+            p.replica.setAutoCommit(true);
+            try (Statement statement = p.replica.createStatement()) {
+                statement.execute(JdbcRouting.READ_ONLY_SESSION);
+            }
+        } catch (SQLException e) {
+            LOG.debug(
+                    "Could not make a connection to {} read-only again ({}); evicting it",
+                    p.replicaNode,
+                    e.getMessage());
+            p.replicaNode.evict(p.replica);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.session.Route;
@@ -8,6 +9,7 @@ import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.internal.session.StatementRouter;
 import io.github.hibernaterouting.routing.sql.Classification;
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
+import io.github.hibernaterouting.routing.sql.Reason;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -30,7 +32,7 @@ final class UnitOfWorkRouter {
     private String routedSetting;
 
     private Classification routedSettingClassification;
-    /** Statements prepared on a replica and not closed yet: rows being read may come from there. */
+    /** Statements on a replica not closed yet: rows being read may come from there (caches must not keep them). */
     private int openReplicaStatements;
 
     UnitOfWorkRouter(
@@ -83,21 +85,42 @@ final class UnitOfWorkRouter {
         } else {
             routedSetting = null;
         }
-        final Strategy strategy = unit.strategy(classification.routingHint());
         final boolean inTransaction = !physicals.autoCommit;
+        if (classification.settingScope() != SettingScope.NONE
+                || classification.reason() == Reason.PRIMARY_ONLY_TRANSACTION) {
+            isolationSetting(sql, inTransaction);
+        }
+        final Strategy strategy = unit.strategy(classification.routingHint());
+        // Above READ COMMITTED a read-write transaction keeps one snapshot only on one server, the one
+        // that runs its writes; a standby refuses SERIALIZABLE altogether.
+        final int isolation = physicals.effectiveIsolation();
+        final boolean serializable = isolation == Connection.TRANSACTION_SERIALIZABLE;
         final Route route = StatementRouter.route(
                 classification,
                 strategy,
                 unit,
                 inTransaction && physicals.primary != null,
-                inTransaction && !physicals.readOnly && routing.transactionsOnPrimary());
+                inTransaction && !physicals.readOnly && routing.transactionsOnPrimary(),
+                serializable || inTransaction && !physicals.readOnly && IsolationLevel.aboveReadCommitted(isolation));
+        if (inTransaction) {
+            physicals.transactionStarted = true;
+        }
         return switch (route) {
             case WRITE -> {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED -> physicals.usePrimary(unit, route.reason());
-            case REPLICA_ONLY -> physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION -> physicals.usePrimary(unit, route.reason());
+            case REPLICA_ONLY -> {
+                if (serializable) {
+                    throw new SQLException(
+                            "A hot standby cannot run a SERIALIZABLE transaction, and strategy REPLICA never uses"
+                                    + " the primary. Run this work at REPEATABLE READ (a read-only transaction keeps"
+                                    + " one snapshot on the replica), or under Strategy.READ_AFTER_WRITE",
+                            "0A000");
+                }
+                yield physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+            }
             case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
             case FRESH_READ ->
                 physicals.useReplica(
@@ -110,15 +133,46 @@ final class UnitOfWorkRouter {
         };
     }
 
+    /**
+     * A {@code SET} or {@code RESET} that changes the isolation level: known before it runs, so that
+     * it and the transaction it starts go where that level needs.
+     *
+     * @throws SQLException for {@code SET TRANSACTION ISOLATION LEVEL} after the transaction ran a
+     *         statement anywhere, as PostgreSQL refuses it on one connection
+     */
+    private void isolationSetting(String sql, boolean inTransaction) throws SQLException {
+        final int change = IsolationStatements.of(sql);
+        if (change == IsolationStatements.NONE) {
+            return;
+        }
+        if ((change & IsolationStatements.TRANSACTION) != 0) {
+            if (!inTransaction) {
+                return; // outside a transaction block PostgreSQL only warns
+            }
+            if (physicals.transactionStarted) {
+                throw new SQLException("SET TRANSACTION ISOLATION LEVEL must be called before any query", "25001");
+            }
+            physicals.transactionIsolation = IsolationStatements.level(change);
+        } else {
+            physicals.isolation = change == IsolationStatements.RESET ? null : IsolationStatements.level(change);
+        }
+        physicals.changed();
+    }
+
     /** After the write policy let a write through: the primary, and remember to capture the commit. */
     private Connection wrote(SessionRouting unit, RouteReason reason) throws SQLException {
         transaction.wrote();
+        // The unit of work escalated: its statements prepared on a replica may have to follow it.
+        physicals.changed();
         return physicals.usePrimary(unit, reason);
     }
 
     /** Raw JDBC whose SQL is not known up front goes to the primary and counts as a write. */
     Connection rawJdbc(String what) throws SQLException {
         final SessionRouting unit = unit();
+        if (!physicals.autoCommit) {
+            physicals.transactionStarted = true;
+        }
         routing.writes()
                 .beforeWrite(
                         unit,
@@ -129,38 +183,58 @@ final class UnitOfWorkRouter {
     }
 
     /**
-     * {@code statement} as prepared on {@code target}, watched if it is a setting, if a fetch size
-     * could need a cursor, or if it runs on a replica (until it is closed, see {@link #mayBeReadingReplicaData}).
+     * {@code statement} as prepared on {@code target}: watched ({@link RoutedStatement}) if it was
+     * prepared on a replica, which it may have to leave when the unit of work moves, or if it is a
+     * setting; a statement prepared on the primary for any other reason is returned as it is.
+     *
+     * @param sql and the arguments after it: what {@code prepareStatement} was called with
      */
-    PreparedStatement prepared(Connection routed, Connection target, PreparedStatement statement) throws SQLException {
-        final boolean onReplica = target == physicals.replica;
+    PreparedStatement prepared(
+            RoutingConnection routed,
+            Connection target,
+            PreparedStatement statement,
+            String sql,
+            int resultSetType,
+            int resultSetConcurrency,
+            int resultSetHoldability,
+            int autoGeneratedKeys,
+            Object columns)
+            throws SQLException {
         final String setting = routedSetting;
-        final boolean watchFetchSize = physicals.cursorMayNeedTransaction(target);
-        if (setting != null) {
-            routedSetting = null;
-            if (onReplica) {
-                // Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
-                // rollback (SET), so the replica needs a transaction of its own for it.
-                physicals.replicaTransactionWanted();
-            }
-        } else if (!watchFetchSize && !onReplica) {
+        routedSetting = null;
+        if (setting == null && target != physicals.replica) {
             return statement;
         }
-        if (onReplica) {
-            openReplicaStatements++;
+        if (setting != null) {
+            physicals.settingPrepared(target);
         }
-        return new RoutedStatement(
+        final RoutedStatement routedStatement = new RoutedStatement(
                 statement,
+                routed,
                 routed,
                 physicals,
                 target,
+                sql,
+                resultSetType,
+                resultSetConcurrency,
+                resultSetHoldability,
+                autoGeneratedKeys,
+                columns,
                 setting,
-                setting != null ? routedSettingClassification : null,
-                watchFetchSize || setting != null,
-                onReplica ? this : null);
+                setting != null ? routedSettingClassification : null);
+        if (target == physicals.replica) {
+            replicaStatementOpened(routedStatement);
+        }
+        return routedStatement;
     }
 
-    /** A statement prepared on a replica was closed. */
+    /** A statement now runs on a replica: until it is closed, rows being read may come from there. */
+    void replicaStatementOpened(RoutedStatement statement) {
+        openReplicaStatements++;
+        statement.countedAsReplicaRead(this);
+    }
+
+    /** A statement counted by {@link #replicaStatementOpened} was closed or moved off the replica. */
     void replicaStatementClosed() {
         if (openReplicaStatements > 0) {
             openReplicaStatements--;

@@ -16,6 +16,12 @@ public enum RouteReason {
     FORCED("forced"),
     /** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
     TRANSACTION("transaction"),
+    /**
+     * A read on the primary because of the transaction's isolation level: a read-write transaction
+     * above READ COMMITTED (one snapshot, on the server that runs its writes), or SERIALIZABLE, which a
+     * hot standby refuses.
+     */
+    ISOLATION("isolation"),
     /** Raw JDBC use whose SQL is not known up front ({@code createStatement}, {@code prepareCall}, savepoints, unwrap). */
     RAW_JDBC("raw-jdbc"),
     /** No replica could give a connection. */

@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.internal.session;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -15,7 +16,8 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * The routing state of one Hibernate session (a unit of work): whether it wrote, which replica it
- * reads from, and which unversioned entities it loaded from a replica.
+ * reads from, how far along a replica must be for it (after a read fell back to the primary), and
+ * which unversioned entities it loaded from a replica.
  *
  * <p>It outlives the session's physical connections, which Hibernate acquires and releases several
  * times per session; each routed connection of the session is bound to it. Confined to the
@@ -32,6 +34,10 @@ public final class SessionRouting {
     private boolean primaryTenant;
     private Set<EntityKey> replicaLoaded;
     private boolean lastStatementOnReplica;
+    /** The primary's WAL position after a read of this unit fell back to it; {@link Lsn#UNKNOWN} before. */
+    private long readFloor = Lsn.UNKNOWN;
+    /** A read fell back to the primary since {@link #readFloor} was last taken. */
+    private boolean readFloorStale;
 
     /**
      * @param unitDefault the persistence-unit default strategy
@@ -141,6 +147,32 @@ public final class SessionRouting {
     public void loseReplica() {
         replicaLost = replica != null;
         replica = null;
+    }
+
+    /**
+     * A read of this unit of work went to the primary instead of a replica (gate timeout, pending
+     * marker, replica failure, lag bound). The primary may have returned data no replica has yet: before
+     * the unit reads from a replica again, the primary's position must be taken ({@link #readFloor(long)})
+     * and the replica must have replayed it, so that its reads never go back in time.
+     */
+    public void fellBackToPrimary() {
+        readFloorStale = true;
+    }
+
+    /** Whether a read fell back to the primary since the floor was last taken. */
+    public boolean readFloorStale() {
+        return readFloorStale;
+    }
+
+    /** The position a replica must have replayed to serve this unit of work; {@link Lsn#UNKNOWN} if none. */
+    public long readFloor() {
+        return readFloor;
+    }
+
+    /** Records the primary's position, taken after every read this unit made there by fallback. */
+    public void readFloor(long position) {
+        readFloor = Lsn.max(readFloor, position);
+        readFloorStale = false;
     }
 
     /** Whether the statement that ran last went to a replica: what a load just read came from there. */
