@@ -356,11 +356,24 @@ class ReadYourWritesIT {
             assertThat(nodesServing(withRedis, "erin", 4))
                     .as("markers may have been lost: the primary")
                     .containsExactly(cluster.primary());
-            assertThat(connection.sync().get("hibernate-routing:alive"))
-                    .as("the loss was noticed and the window started")
-                    .isNotNull();
+            assertThat(connection.sync().hgetall("hibernate-routing:alive"))
+                    .as("the loss was noticed and the window started, for this Redis process")
+                    .containsKeys("run_id", "since")
+                    .containsEntry("run_id", runId(connection));
             awaitActorReadsOnReplicas(withRedis, "erin");
         }
+    }
+
+    /** The run id of the Redis process {@code connection} talks to. */
+    private static String runId(StatefulRedisConnection<String, String> connection) {
+        return connection
+                .sync()
+                .info("server")
+                .lines()
+                .filter(line -> line.startsWith("run_id:"))
+                .map(line -> line.substring("run_id:".length()).trim())
+                .findFirst()
+                .orElseThrow();
     }
 
     private static boolean causeChainHas(Throwable e, Class<? extends Throwable> type) {
