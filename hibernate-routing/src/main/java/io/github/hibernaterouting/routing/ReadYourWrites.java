@@ -65,7 +65,10 @@ public final class ReadYourWrites {
      * Stores the shared Redis marker that says {@code actor} has a mutation starting, so every
      * instance sends the actor's reads to the primary until the mutation commits. The servlet filter
      * calls this before a mutating request's handler runs; inside a scope with an actor the library
-     * also does it before the first write. A no-op without {@code hibernate.routing.redis.uri}.
+     * also does it before the first write. Call it inside a {@link RoutingScope} of {@code actor}: the
+     * scope's next commit then removes this pending entry (and only this one); outside such a scope it
+     * keeps the actor on the primary until the marker window ends. A no-op without
+     * {@code hibernate.routing.redis.uri}.
      *
      * @throws ConsistencyMarkerException if Redis cannot be reached: do not run the mutation
      */

@@ -22,6 +22,8 @@ import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
+import io.lettuce.core.AclCategory;
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import jakarta.persistence.EntityManager;
@@ -36,6 +38,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -261,9 +264,10 @@ class ReadYourWritesIT {
             final Node paused = cluster.standby(1);
             cluster.pauseReplay(paused);
             final long id = writeNoteAs(instanceA, "service-key-1", "through A");
-            assertThat(connection.sync().get("hibernate-routing:replication:service-key-1"))
-                    .as("the marker holds the commit's position")
-                    .matches("[0-9a-f]{16}");
+            assertThat(connection.sync().hgetall("hibernate-routing:replication:service-key-1"))
+                    .as("the marker holds the commit's position, and no pending mutation any more")
+                    .containsOnlyKeys("lsn")
+                    .hasEntrySatisfying("lsn", lsn -> assertThat(lsn).matches("[0-9a-f]{16}"));
             for (int i = 0; i < 10; i++) {
                 assertThat(readNoteAs(instanceB, "service-key-1", null, id)).isNotEqualTo(paused);
             }
@@ -329,6 +333,86 @@ class ReadYourWritesIT {
             runtime(withRedis).checkReplicasNow();
             // Redis restarted empty: after one window, reads use replicas again.
             awaitActorReadsOnReplicas(withRedis, "dave");
+        }
+    }
+
+    /**
+     * Two mutations of one actor run at once through instance A (two requests): M2 stores its pending
+     * marker and writes, M1 then writes and commits, and only then M2 commits, but its marker cannot
+     * be raised (instance A's Redis user may no longer run scripts, as good as Redis being unreachable
+     * for that moment). M1's commit must not have cleared M2's pending state: instance B, reading for
+     * the actor, must see M2's write, although the replicas have replayed M1's.
+     */
+    @Test
+    void concurrentMutationsOfOneActor_neverClearEachOthersPendingMarker() throws Exception {
+        final String actor = "two-requests-" + UUID.randomUUID();
+        final String user = "writer-" + UUID.randomUUID();
+        // No time bound: the paused standbys stay eligible, so only the marker keeps the actor off them.
+        final Map<String, Object> shared = Map.of(
+                RoutingSettings.REDIS_URI,
+                redis.uri(),
+                RoutingSettings.REDIS_WINDOW,
+                "8s",
+                RoutingSettings.MAX_REPLICA_LAG,
+                "0");
+        final Map<String, Object> asWriter = new HashMap<>(shared);
+        asWriter.put(RoutingSettings.REDIS_URI, "redis://" + user + ":secret@127.0.0.1:" + redis.port());
+        final ExecutorService secondRequest = Executors.newSingleThreadExecutor();
+        try (RedisClient client = RedisClient.create(redis.uri());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync()
+                    .aclSetuser(
+                            user,
+                            AclSetuserArgs.Builder.on()
+                                    .addPassword("secret")
+                                    .allKeys()
+                                    .allCommands());
+            final EntityManagerFactory instanceA = emf(cluster, asWriter);
+            final EntityManagerFactory instanceB = emf(cluster, shared);
+            try (instanceA;
+                    instanceB) {
+                // A Redis seen without data may have lost markers: one window on the primary first.
+                awaitActorReadsOnReplicas(instanceB, "probe-" + UUID.randomUUID());
+                final CountDownLatch m2Written = new CountDownLatch(1);
+                final CountDownLatch m2MayCommit = new CountDownLatch(1);
+                final Future<Long> m2 = secondRequest.submit(() -> {
+                    try (RoutingScope ignored =
+                                    RoutingScope.builder().actor(actor).open();
+                            EntityManager em = instanceA.createEntityManager()) {
+                        // As the servlet filter does before a mutation's handler.
+                        ReadYourWrites.beforeMutation(instanceA, actor);
+                        em.getTransaction().begin();
+                        final Note note = new Note("M2");
+                        em.persist(note);
+                        em.flush();
+                        m2Written.countDown();
+                        assertThat(m2MayCommit.await(30, TimeUnit.SECONDS)).isTrue();
+                        em.getTransaction().commit();
+                        return note.id;
+                    }
+                });
+                assertThat(m2Written.await(30, TimeUnit.SECONDS))
+                        .as("M2 has written")
+                        .isTrue();
+                writeNoteAs(instanceA, actor, "M1");
+                // Both standbys replay M1, whose position the marker now holds, then replay nothing more.
+                cluster.awaitCaughtUp(Duration.ofSeconds(30));
+                cluster.standbys().forEach(cluster::pauseReplay);
+                admin.sync().aclSetuser(user, AclSetuserArgs.Builder.removeCategory(AclCategory.SCRIPTING));
+                m2MayCommit.countDown();
+                final long m2Id = m2.get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < 10; i++) {
+                    assertThat(readNoteAs(instanceB, actor, null, m2Id).isPrimary())
+                            .as("M2's marker could not be raised: it stays pending, so the primary")
+                            .isTrue();
+                }
+            }
+        } finally {
+            secondRequest.shutdownNow();
+            try (RedisClient client = RedisClient.create(redis.uri());
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                admin.sync().aclDeluser(user);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -162,16 +163,18 @@ public final class ActorStamps implements AutoCloseable {
     /**
      * Records that {@code actor} has a mutation starting, in the shared marker.
      *
+     * @return the id of the mutation's pending entry, for {@link #advance}; {@code null} without Redis
      * @throws RedisMarker.Unavailable if the marker cannot be stored: the mutation must not run
      */
-    public void beforeMutation(String actor) throws RedisMarker.Unavailable {
-        if (redis != null) {
-            try {
-                redis.markPending(actor);
-            } catch (RedisMarker.Unavailable e) {
-                metrics.markerError("store");
-                throw e;
-            }
+    public String beforeMutation(String actor) throws RedisMarker.Unavailable {
+        if (redis == null) {
+            return null;
+        }
+        try {
+            return redis.markPending(actor);
+        } catch (RedisMarker.Unavailable e) {
+            metrics.markerError("store");
+            throw e;
         }
     }
 
@@ -181,11 +184,13 @@ public final class ActorStamps implements AutoCloseable {
     }
 
     /**
-     * Advances {@code actor}'s stamp to {@code lsn} everywhere, after its write committed. A failure
-     * is logged and counted but not thrown: the write is committed, and a pending Redis marker keeps
-     * the actor's reads on the primary until it expires.
+     * Advances {@code actor}'s stamp to {@code lsn} everywhere, after its write committed, and removes
+     * the pending entries of the mutations that committed ({@code pendingIds}, from
+     * {@link #beforeMutation}) from the Redis marker. A failure is logged and counted but not thrown:
+     * the write is committed, and its pending entry keeps the actor's reads on the primary until it
+     * expires.
      */
-    public void advance(String actor, long lsn) {
+    public void advance(String actor, long lsn, List<String> pendingIds) {
         // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
         memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
         if (advanceSql != null) {
@@ -201,7 +206,7 @@ public final class ActorStamps implements AutoCloseable {
         }
         if (redis != null) {
             try {
-                redis.raise(actor, lsn);
+                redis.raise(actor, lsn, pendingIds);
             } catch (RedisMarker.Unavailable e) {
                 metrics.markerError("raise");
                 LOG.warn(

@@ -42,8 +42,10 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     }
 
     /**
-     * Before the first write of the current scope's actor: stores the shared mutation marker, once
-     * per scope, so that other instances send the actor's reads to the primary until it commits.
+     * Before a write of the current scope's actor: stores a pending entry in the shared mutation
+     * marker, so that other instances send the actor's reads to the primary until the write's
+     * position is there. Once per scope until a commit of the actor's takes the entry; a scope
+     * nested in one of the same actor uses the enclosing scope's entry.
      *
      * @throws ConsistencyMarkerException if the marker cannot be stored; nothing was written
      */
@@ -65,15 +67,18 @@ public final class ReadYourWritesTracker implements AutoCloseable {
      * @throws ConsistencyMarkerException if Redis cannot be reached
      */
     public void beforeMutation(String actor) {
+        final String pendingId;
         try {
-            stamps.beforeMutation(actor);
+            pendingId = stamps.beforeMutation(actor);
         } catch (RedisMarker.Unavailable e) {
             throw new ConsistencyMarkerException(e.getMessage(), e);
         }
-        // Called from outside (the servlet filter) inside the actor's scope: the first write need not store it again.
+        // Called from outside (the servlet filter) inside the actor's scope: the first write need not
+        // store it again, and the scope's next commit removes this entry. Outside the actor's scope no
+        // commit can know it: it counts until the window ends.
         final ScopeFrame scope = ScopeFrame.current();
         if (scope != null && actor.equals(scope.actor())) {
-            scope.setMarked(this);
+            scope.setMarked(this, pendingId);
         }
     }
 
@@ -92,7 +97,8 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         scope.forgetResolved();
         final String actor = scope.actor();
         if (actor != null) {
-            stamps.advance(actor, lsn);
+            // The commit covers the writes made under the scope's pending entries: remove those, no other.
+            stamps.advance(actor, lsn, scope.takeMarks(this));
         }
     }
 
@@ -110,6 +116,9 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         final String actor = scope.actor();
         if (actor != null) {
             stamps.primaryOnly(actor);
+            // The scope's pending entries stay in Redis until they expire: they are all that keeps the
+            // actor's reads through other instances on the primary. A later write stores a new one.
+            scope.takeMarks(this);
         }
     }
 

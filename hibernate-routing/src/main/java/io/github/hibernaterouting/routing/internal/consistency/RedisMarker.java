@@ -9,21 +9,27 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shared mutation marker in Redis: {@code <prefix>:replication:<actor>}, holding the WAL position
- * the actor must see ({@code P} while a mutation has started but not yet committed), with an expiry.
+ * The shared mutation marker in Redis: {@code <prefix>:replication:<actor>}, a hash holding the WAL
+ * position the actor must see ({@code lsn}: the latest committed one, 16 hex digits) and one field
+ * per mutation that has started but whose position is not there yet ({@code pending:<id>}: when it
+ * stops counting, by Redis's clock). Each store or raise restarts the key's window (its expiry).
+ * While any pending field counts, the actor's reads use the primary. A mutation's raise removes its
+ * own pending field only, so concurrent mutations of one actor never clear each other's.
  *
  * <p>Every instance of the application shares it, so an actor's write through one instance is
  * respected by reads through another. Failure rules: a failed read means "use the
@@ -40,16 +46,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisMarker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisMarker.class);
+    /** What the read script answers while a mutation is pending; also an older version's pending marker. */
     static final String PENDING = "P";
-    /** Raises the marker to a later position, never lowers it; positions are 16 lower-case hex digits. */
-    private static final String RAISE = """
-			local current = redis.call('GET', KEYS[1])
-			if (not current) or current == 'P' or current < ARGV[1] then
-			  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-			else
-			  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-			end
-			return 1""";
 
     /** Lua: {@code now}, Redis's clock in milliseconds. */
     private static final String NOW = """
@@ -83,16 +81,94 @@ public final class RedisMarker implements AutoCloseable {
 			end
 			""";
 
-    /** Reads a marker, unless Redis lost its data recently ('R'). KEYS: marker, alive; ARGV: window, run id. */
+    /**
+     * Lua: {@code as_hash} turns a marker an older version of the library wrote (a string: {@code P}
+     * for a pending mutation, or a position) into this layout, keeping what it said; {@code prune}
+     * removes pending fields that no longer count.
+     */
+    private static final String MARKER = """
+			local function as_hash(key, window)
+			  if redis.call('TYPE', key).ok ~= 'string' then
+			    return
+			  end
+			  local value = redis.call('GET', key)
+			  local ttl = redis.call('PTTL', key)
+			  if ttl < 0 then
+			    ttl = window
+			  end
+			  redis.call('DEL', key)
+			  if value == 'P' then
+			    redis.call('HSET', key, 'pending:older-version', tostring(now + ttl))
+			  elseif string.len(value) == 16 and not string.find(value, '[^0-9a-f]') then
+			    redis.call('HSET', key, 'lsn', value)
+			  end
+			end
+			local function prune(key)
+			  local fields = redis.call('HGETALL', key)
+			  for i = 1, #fields, 2 do
+			    if string.sub(fields[i], 1, 8) == 'pending:' and (tonumber(fields[i + 1]) or 0) <= now then
+			      redis.call('HDEL', key, fields[i])
+			    end
+			  end
+			end
+			""";
+
+    /** Adds one pending mutation. KEYS: marker; ARGV: the mutation's id, window. */
+    private static final String STORE = NOW + MARKER + """
+			local window = tonumber(ARGV[2])
+			as_hash(KEYS[1], window)
+			prune(KEYS[1])
+			redis.call('HSET', KEYS[1], 'pending:' .. ARGV[1], tostring(now + window))
+			redis.call('PEXPIRE', KEYS[1], window)
+			return 1""";
+
+    /**
+     * After a commit: removes the committed mutations' own pending fields, raises {@code lsn} (never
+     * lowers it; positions are 16 lower-case hex digits, so they compare as strings) and restarts the
+     * window. KEYS: marker; ARGV: position, window, then the ids of the pending fields to remove.
+     */
+    private static final String RAISE = NOW + MARKER + """
+			local window = tonumber(ARGV[2])
+			as_hash(KEYS[1], window)
+			for i = 3, #ARGV do
+			  redis.call('HDEL', KEYS[1], 'pending:' .. ARGV[i])
+			end
+			prune(KEYS[1])
+			local current = redis.call('HGET', KEYS[1], 'lsn')
+			if (not current) or current < ARGV[1] then
+			  redis.call('HSET', KEYS[1], 'lsn', ARGV[1])
+			end
+			redis.call('PEXPIRE', KEYS[1], window)
+			return 1""";
+
+    /**
+     * Reads a marker: 'R' if Redis lost its data recently, 'P' while a pending field counts, else the
+     * position ('' for none). KEYS: marker, alive; ARGV: window, run id.
+     */
     private static final String READ = NOW + RECENTLY_RESET + """
 			if recently_reset(KEYS[2], ARGV[2], tonumber(ARGV[1])) then
 			  return 'R'
 			end
-			local value = redis.call('GET', KEYS[1])
-			if not value then
+			local kind = redis.call('TYPE', KEYS[1]).ok
+			if kind == 'none' then
 			  return ''
 			end
-			return value""";
+			if kind == 'string' then
+			  return redis.call('GET', KEYS[1])
+			end
+			if kind ~= 'hash' then
+			  return 'P'
+			end
+			local fields = redis.call('HGETALL', KEYS[1])
+			local lsn = ''
+			for i = 1, #fields, 2 do
+			  if fields[i] == 'lsn' then
+			    lsn = fields[i + 1]
+			  elseif string.sub(fields[i], 1, 8) == 'pending:' and (tonumber(fields[i + 1]) or 0) > now then
+			    return 'P'
+			  end
+			end
+			return lsn""";
 
     static final String RECENTLY_RESET_REPLY = "R";
 
@@ -119,6 +195,10 @@ public final class RedisMarker implements AutoCloseable {
     private final long windowMillis;
     private final long retryNanos;
     private final String maskedUri;
+    /** Makes the ids of pending mutations unique across instances: random per instance, then a counter. */
+    private final String idPrefix = String.format(Locale.ROOT, "%016x-", new SecureRandom().nextLong());
+
+    private final AtomicLong ids = new AtomicLong();
     private volatile Link link;
     private volatile long lastAttempt;
     private volatile boolean closed;
@@ -167,23 +247,42 @@ public final class RedisMarker implements AutoCloseable {
         return prefix + ":alive";
     }
 
-    /** Marks that {@code actor} has a mutation in flight: its reads use the primary until it commits. */
-    void markPending(String actor) throws Unavailable {
-        call("store", l -> l.connection().sync().set(key(actor), PENDING, SetArgs.Builder.px(windowMillis)));
-    }
-
-    /** Raises {@code actor}'s marker to {@code lsn} (never lowers it) and restarts its window. */
-    void raise(String actor, long lsn) throws Unavailable {
+    /**
+     * Records that {@code actor} has a mutation in flight: its reads use the primary until the
+     * mutation's position is raised with the returned id, or the window ends.
+     *
+     * @return the id of the mutation's pending field, for {@link #raise}
+     */
+    String markPending(String actor) throws Unavailable {
+        final String id = idPrefix + Long.toString(ids.incrementAndGet(), 36);
         call(
-                "raise",
+                "store",
                 l -> l.connection()
                         .sync()
                         .eval(
-                                RAISE,
+                                STORE,
                                 ScriptOutputType.INTEGER,
                                 new String[] {key(actor)},
-                                hex(lsn),
+                                id,
                                 Long.toString(windowMillis)));
+        return id;
+    }
+
+    /**
+     * Raises {@code actor}'s marker to {@code lsn} (never lowers it), removes the pending fields of
+     * the mutations that committed ({@code pendingIds}, from {@link #markPending}) and no other, and
+     * restarts the window.
+     */
+    void raise(String actor, long lsn, List<String> pendingIds) throws Unavailable {
+        final String[] args = new String[2 + pendingIds.size()];
+        args[0] = hex(lsn);
+        args[1] = Long.toString(windowMillis);
+        for (int i = 0; i < pendingIds.size(); i++) {
+            args[2 + i] = pendingIds.get(i);
+        }
+        call(
+                "raise",
+                l -> l.connection().sync().eval(RAISE, ScriptOutputType.INTEGER, new String[] {key(actor)}, args));
     }
 
     /**
