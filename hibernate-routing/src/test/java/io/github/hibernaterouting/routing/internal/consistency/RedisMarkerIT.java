@@ -106,7 +106,7 @@ class RedisMarkerIT {
 
     @Test
     void markersOfAnOlderVersion_areRead_andKeptWhenTheNewLayoutTakesOver() throws Exception {
-        redis().set(marker.key("pending"), RedisMarker.PENDING, SetArgs.Builder.px(WINDOW.toMillis()));
+        redis().set(marker.key("pending"), MarkerScripts.PENDING, SetArgs.Builder.px(WINDOW.toMillis()));
         redis().set(marker.key("position"), RedisMarker.hex(0x700), SetArgs.Builder.px(WINDOW.toMillis()));
         assertThat(marker.read("pending")).isEqualTo(ActorStamps.PRIMARY_ONLY);
         assertThat(marker.read("position")).isEqualTo(0x700);
