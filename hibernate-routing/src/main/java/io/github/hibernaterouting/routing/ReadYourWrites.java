@@ -41,9 +41,9 @@ public final class ReadYourWrites {
 
     /**
      * The actor's stamp, read from the primary's actors' table ({@code actor_stamps=TABLE}) or this
-     * instance's memory; never from a replica. Pass it to {@link RoutingScope.Builder#minimum}. Most
-     * applications load the stamp column together with the actor in their own authentication query
-     * instead, which costs no extra round trip.
+     * instance's memory; never from a replica. A scope with the actor needs none of this: the library
+     * reads the stamp itself. Use it where reads must reflect another actor's stamp, through
+     * {@link RoutingScope.Builder#minimum}, or to stamp a message handled for the actor.
      *
      * @return the stamp, or {@code null} if the actor has none or routing is off
      */

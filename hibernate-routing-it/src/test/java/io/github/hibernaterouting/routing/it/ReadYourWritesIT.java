@@ -30,6 +30,8 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +48,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.hibernate.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -77,7 +80,10 @@ class ReadYourWritesIT {
         onPrimary(
                 cluster,
                 "drop table if exists users; create table users (id text primary key, name text, read_after_write_lsn pg_lsn)");
-        onPrimary(cluster, "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy')");
+        onPrimary(
+                cluster,
+                "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy'), "
+                        + "('frank', 'Frank'), ('grace', 'Grace')");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         emf = emf(cluster, Map.of());
     }
@@ -170,6 +176,95 @@ class ReadYourWritesIT {
                 assertThat(readNoteAs(instanceB, "alice", stamp, id)).isNotEqualTo(paused);
             }
         }
+    }
+
+    /**
+     * {@code actor_stamps=TABLE}, the default actor resolution, no Redis: instance B knows nothing of
+     * the actor's write through A but what the actors' table on the primary says, and must read it
+     * itself, once per scope.
+     */
+    @Test
+    void tableStamps_areReadByTheLibrary_soASecondInstanceSeesTheActorsWrite_readingTheStampOncePerScope()
+            throws IOException {
+        final Map<String, Object> table = Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE");
+        final EntityManagerFactory instanceA = emf(cluster, table);
+        final EntityManagerFactory instanceB = emf(cluster, table);
+        try (instanceA;
+                instanceB) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(instanceA, "frank", "written through A");
+            for (int i = 0; i < 10; i++) {
+                assertThat(readNoteAs(instanceB, "frank", null, id)).isNotEqualTo(paused);
+            }
+
+            final long logSize = Files.size(cluster.primary().logFile());
+            try (RoutingScope ignored = RoutingScope.builder().actor("frank").open()) {
+                for (int i = 0; i < 3; i++) {
+                    try (EntityManager em = instanceB.createEntityManager()) {
+                        assertThat(em.find(Note.class, id)).isNotNull();
+                    }
+                }
+            }
+            assertThat(primaryLogSince(logSize)
+                            .filter(line -> line.contains("hibernate-routing actor-stamp"))
+                            .count())
+                    .as("the stamp is read from the primary once per scope")
+                    .isEqualTo(1);
+        }
+    }
+
+    /**
+     * A unit of work that holds a primary connection (in auto-commit: a statement forced to the
+     * primary, then a read) reads the actor's stamp on that connection; with a primary pool of one
+     * connection a second one could only be had by waiting for the pool's timeout.
+     */
+    @Test
+    void tableStampRead_usesThePrimaryConnectionTheUnitOfWorkHolds() {
+        final EntityManagerFactory writer = emf(cluster, Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE"));
+        final EntityManagerFactory onePrimaryConnection = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE,
+                        "1",
+                        RoutingSettings.PRIMARY_CONNECTION_TIMEOUT,
+                        "1s"));
+        try (writer;
+                onePrimaryConnection) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(writer, "grace", "written through another instance");
+            for (int i = 0; i < 4; i++) {
+                try (RoutingScope ignored =
+                                RoutingScope.builder().actor("grace").open();
+                        EntityManager em = onePrimaryConnection.createEntityManager()) {
+                    final int[] ports = new int[2];
+                    em.unwrap(Session.class).doWork(connection -> {
+                        ports[0] = serverPort(connection, "/*+ hibernate.routing.strategy=PRIMARY */ ");
+                        ports[1] = serverPort(connection, "");
+                    });
+                    assertThat(cluster.nodeForPort(ports[0])).isEqualTo(cluster.primary());
+                    assertThat(cluster.nodeForPort(ports[1]))
+                            .as("the read after it, on the replica that has the write, found by the stamp")
+                            .isEqualTo(cluster.standby(2));
+                }
+            }
+        }
+    }
+
+    private static int serverPort(java.sql.Connection connection, String hint) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(hint + "select inet_server_port()");
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static java.util.stream.Stream<String> primaryLogSince(long offset) throws IOException {
+        final byte[] log = Files.readAllBytes(cluster.primary().logFile());
+        return new String(log, (int) offset, log.length - (int) offset).lines();
     }
 
     @Test

@@ -55,8 +55,9 @@ public final class ActorStamps implements AutoCloseable {
             final String keyType = checkTable(table, primary);
             advanceSql = "update " + table.table() + " set " + table.column() + " = greatest(" + table.column()
                     + ", ?::pg_lsn) where " + table.keyColumn() + " = ?::" + keyType;
-            readSql = "select " + table.column() + "::text from " + table.table() + " where " + table.keyColumn()
-                    + " = ?::" + keyType;
+            // Tagged, so that server logs tell the library's reads of the stamp from the application's.
+            readSql = "/* hibernate-routing actor-stamp */ select " + table.column() + "::text from " + table.table()
+                    + " where " + table.keyColumn() + " = ?::" + keyType;
         } else {
             advanceSql = null;
             readSql = null;
@@ -116,11 +117,14 @@ public final class ActorStamps implements AutoCloseable {
     }
 
     /**
-     * The position {@code actor}'s reads must reflect, from memory and the Redis marker:
-     * {@link Lsn#UNKNOWN} if none, {@link #PRIMARY_ONLY} if a mutation is pending or the marker
-     * cannot be read.
+     * The position {@code actor}'s reads must reflect, from memory, the Redis marker and the actors'
+     * table on the primary ({@code actor_stamps=TABLE}), the latest of them: {@link Lsn#UNKNOWN} if
+     * none, {@link #PRIMARY_ONLY} if a mutation is pending or the marker or the table cannot be read.
+     *
+     * @param heldPrimary the primary connection the unit of work holds (in auto-commit), on which the
+     *     table is read; {@code null} if it holds none, and then one is borrowed from the pool for the read
      */
-    public long minimumFor(String actor) {
+    public long minimumFor(String actor, Connection heldPrimary) {
         final Long remembered = memory.getIfPresent(actor);
         if (remembered != null && remembered == PRIMARY_ONLY) {
             return PRIMARY_ONLY;
@@ -139,25 +143,49 @@ public final class ActorStamps implements AutoCloseable {
                 return PRIMARY_ONLY;
             }
         }
+        if (readSql != null) {
+            try {
+                minimum = Lsn.max(minimum, readTable(actor, heldPrimary));
+            } catch (SQLException e) {
+                metrics.stampError("read");
+                LOG.warn(
+                        "Could not read the stamp of an actor from the actors' table ({}); its reads use the primary",
+                        e.getMessage());
+                return PRIMARY_ONLY;
+            }
+        }
         return minimum;
+    }
+
+    /** {@link #minimumFor(String, Connection)} for code that holds no primary connection. */
+    public long minimumFor(String actor) {
+        return minimumFor(actor, null);
     }
 
     /** The stamp in the actors' table, read from the primary ({@code actor_stamps=TABLE}); else what memory holds. */
     public long readFromPrimary(String actor) throws SQLException {
         final Long remembered = memory.getIfPresent(actor);
-        long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
-        if (readSql != null) {
-            try (Connection connection = primary.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(readSql)) {
-                statement.setString(1, actor);
-                try (ResultSet rs = statement.executeQuery()) {
-                    if (rs.next() && rs.getString(1) != null) {
-                        stamp = Lsn.max(stamp, Lsn.parse(rs.getString(1)));
-                    }
-                }
+        final long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
+        return readSql == null ? stamp : Lsn.max(stamp, readTable(actor, null));
+    }
+
+    /** The stamp column of {@code actor}'s row, on {@code heldPrimary} or else on a connection borrowed for it. */
+    private long readTable(String actor, Connection heldPrimary) throws SQLException {
+        if (heldPrimary != null) {
+            return readTableOn(heldPrimary, actor);
+        }
+        try (Connection connection = primary.getConnection()) {
+            return readTableOn(connection, actor);
+        }
+    }
+
+    private long readTableOn(Connection connection, String actor) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(readSql)) {
+            statement.setString(1, actor);
+            try (ResultSet rs = statement.executeQuery()) {
+                return rs.next() && rs.getString(1) != null ? Lsn.parse(rs.getString(1)) : Lsn.UNKNOWN;
             }
         }
-        return stamp;
     }
 
     /**
@@ -200,7 +228,7 @@ public final class ActorStamps implements AutoCloseable {
                 statement.setString(2, actor);
                 statement.executeUpdate();
             } catch (SQLException e) {
-                metrics.stampError();
+                metrics.stampError("advance");
                 LOG.error("Could not advance the stamp of an actor in {}: {}", "the actors' table", e.getMessage());
             }
         }

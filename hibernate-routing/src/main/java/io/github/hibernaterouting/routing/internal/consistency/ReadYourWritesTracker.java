@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -22,9 +23,12 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     /**
      * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
      * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
-     * a mutation pending. The actor is looked up once per scope.
+     * a mutation pending. The actor is looked up once per scope (memory, Redis, the actors' table).
+     *
+     * @param heldPrimary the primary connection the unit of work holds, or {@code null}: the stamp is
+     *     read on it, so that a unit of work never needs two connections from the primary pool at once
      */
-    public long requiredPosition() {
+    public long requiredPosition(Connection heldPrimary) {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope == null) {
             return Lsn.UNKNOWN;
@@ -32,7 +36,7 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         long required = scope.minimum();
         final String actor = scope.actor();
         if (actor != null) {
-            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor));
+            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor, heldPrimary));
             if (stamp == ActorStamps.PRIMARY_ONLY) {
                 return ActorStamps.PRIMARY_ONLY;
             }
