@@ -26,6 +26,8 @@ import io.lettuce.core.AclCategory;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
@@ -43,6 +45,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -333,6 +337,117 @@ class ReadYourWritesIT {
                     .isEqualTo(latest);
         } finally {
             writers.shutdownNow();
+        }
+    }
+
+    /**
+     * Twice as many writing actors as the primary pool has connections, each with a table stamp, and
+     * commits that start only when the committing units of work hold every connection of the pool: a
+     * stamp update that needed a second connection would wait for the pool's timeout and then fail.
+     * No unit of work may need two primary connections at once.
+     */
+    @Test
+    void tableStamps_withMoreWritersThanPrimaryConnections_areAdvancedWithoutASecondConnection() throws Exception {
+        final int poolSize = 5;
+        final int writers = 2 * poolSize;
+        final int rounds = 4;
+        final Duration poolTimeout = Duration.ofSeconds(2);
+        final List<String> actors = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            actors.add("pool-writer-" + i);
+        }
+        onPrimary(
+                cluster,
+                "insert into users (id, name) select id, id from unnest(array['" + String.join("','", actors)
+                        + "']) as id on conflict (id) do nothing");
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final EntityManagerFactory stamped = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE,
+                        Integer.toString(poolSize),
+                        RoutingSettings.PRIMARY_CONNECTION_TIMEOUT,
+                        poolTimeout.toMillis() + "ms",
+                        RoutingSettings.METER_REGISTRY,
+                        meters));
+        final ExecutorService threads = Executors.newFixedThreadPool(writers);
+        try (stamped) {
+            // Warm up (one write per actor, one at a time), so that only the pool makes anyone wait below.
+            for (String actor : actors) {
+                writeNoteAs(stamped, actor, "warm-up");
+            }
+            // An actor without a row in the table still gets its commit's position (writeNoteAs checks it).
+            writeNoteAs(stamped, "no-row-" + UUID.randomUUID(), "no stamp row");
+            // Trips when as many units of work as the pool has connections are about to commit, holding them all.
+            final CyclicBarrier allConnectionsHeld = new CyclicBarrier(poolSize);
+            // Every writer commits once per round, holding no connection between rounds: two batches of
+            // poolSize per round, so that never fewer writers than poolSize are left to meet.
+            final CyclicBarrier roundDone = new CyclicBarrier(writers);
+            final Map<String, ConsistencyToken> lastCommits = new java.util.concurrent.ConcurrentHashMap<>();
+            final ConcurrentLinkedQueue<Duration> commitTimes = new ConcurrentLinkedQueue<>();
+            final List<Future<?>> done = new ArrayList<>();
+            for (String actor : actors) {
+                done.add(threads.submit(() -> {
+                    for (int round = 0; round < rounds; round++) {
+                        try (RoutingScope scope =
+                                        RoutingScope.builder().actor(actor).open();
+                                EntityManager em = stamped.createEntityManager()) {
+                            em.getTransaction().begin();
+                            em.persist(new Note(actor));
+                            em.flush();
+                            allConnectionsHeld.await(20, TimeUnit.SECONDS);
+                            final long start = System.nanoTime();
+                            em.getTransaction().commit();
+                            commitTimes.add(Duration.ofNanos(System.nanoTime() - start));
+                            lastCommits.put(actor, scope.lastCommit());
+                        }
+                        roundDone.await(20, TimeUnit.SECONDS);
+                    }
+                    return null;
+                }));
+            }
+            final List<String> failures = new ArrayList<>();
+            for (Future<?> f : done) {
+                try {
+                    f.get(120, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    Throwable root = e.getCause();
+                    while (root.getCause() != null) {
+                        root = root.getCause();
+                    }
+                    failures.add(root.toString());
+                }
+            }
+            assertThat(meters.find("hibernate.routing.actor_stamps.errors").counters().stream()
+                            .mapToDouble(Counter::count)
+                            .sum())
+                    .as("failed stamp updates")
+                    .isZero();
+            assertThat(failures).as("writers that failed").isEmpty();
+            assertThat(commitTimes)
+                    .as("no commit waits for the pool's timeout")
+                    .hasSize(writers * rounds)
+                    .allSatisfy(time -> assertThat(time).isLessThan(poolTimeout));
+            for (String actor : actors) {
+                final ConsistencyToken stamp = ConsistencyToken.ofLsn(
+                        stringOnPrimary("select read_after_write_lsn::text from users where id = '" + actor + "'"));
+                assertThat(stamp)
+                        .as("%s's stamp in the table, after its last commit at %s", actor, lastCommits.get(actor))
+                        .isNotNull()
+                        .isGreaterThanOrEqualTo(lastCommits.get(actor));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String stringOnPrimary(String sql) throws SQLException {
+        try (java.sql.Connection c = cluster.connect(cluster.primary());
+                java.sql.Statement statement = c.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
         }
     }
 

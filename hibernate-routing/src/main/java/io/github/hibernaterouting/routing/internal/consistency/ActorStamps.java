@@ -32,9 +32,12 @@ public final class ActorStamps implements AutoCloseable {
     /** The actors' table of {@code actor_stamps=TABLE}: names already checked to be plain identifiers. */
     public record StampTable(String table, String keyColumn, String column) {}
 
+    /** The table as checked at bootstrap: its name qualified with its schema, and the key column's type. */
+    private record CheckedTable(String qualifiedName, String keyType) {}
+
     private final Cache<String, Long> memory;
     private final DataSource primary;
-    private final String advanceSql;
+    private final String commitSql;
     private final String readSql;
     private final RedisMarker redis;
     private final RoutingMetrics metrics;
@@ -52,25 +55,39 @@ public final class ActorStamps implements AutoCloseable {
         this.primary = primary;
         this.metrics = metrics;
         if (table != null) {
-            final String keyType = checkTable(table, primary);
-            advanceSql = "update " + table.table() + " set " + table.column() + " = greatest(" + table.column()
-                    + ", ?::pg_lsn) where " + table.keyColumn() + " = ?::" + keyType;
+            // Both statements run on the application's primary connections, whose search_path a carried
+            // SET may have changed: they name the table found at bootstrap, with its schema.
+            final CheckedTable checked = checkTable(table, primary);
+            final String where = " where " + table.keyColumn() + " = ?::" + checked.keyType();
+            // The commit's position and the stamp raised to it, in one round trip on the connection that
+            // committed. A data-modifying WITH runs even if nothing reads it, so an actor without a row
+            // still gets the position. Being volatile, the position is computed once.
+            commitSql = "with position as (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
+                    + "stamp as (update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
+                    + table.column() + ", (select lsn from position))" + where + ") "
+                    + "select lsn::text from position";
             // Tagged, so that server logs tell the library's reads of the stamp from the application's.
-            readSql = "/* hibernate-routing actor-stamp */ select " + table.column() + "::text from " + table.table()
-                    + " where " + table.keyColumn() + " = ?::" + keyType;
+            readSql = "/* hibernate-routing actor-stamp */ select " + table.column() + "::text from "
+                    + checked.qualifiedName() + where;
         } else {
-            advanceSql = null;
+            commitSql = null;
             readSql = null;
         }
         this.redis = redis;
     }
 
-    /** Checks that the table and both columns exist and the stamp column is {@code pg_lsn}; returns the key column's type. */
-    private static String checkTable(StampTable config, DataSource primary) {
-        final String sql = "select a.attname, format_type(a.atttypid, a.atttypmod) from pg_attribute a "
+    /**
+     * Checks that the table and both columns exist and the stamp column is {@code pg_lsn}; returns the
+     * table's schema-qualified name and the key column's type.
+     */
+    private static CheckedTable checkTable(StampTable config, DataSource primary) {
+        final String sql = "select a.attname, format_type(a.atttypid, a.atttypmod), "
+                + "quote_ident(n.nspname) || '.' || quote_ident(c.relname) "
+                + "from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace "
                 + "where a.attrelid = to_regclass(?) and a.attname in (?, ?) and not a.attisdropped";
         String keyType = null;
         String stampType = null;
+        String qualifiedName = null;
         try (Connection connection = primary.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, config.table());
@@ -78,6 +95,7 @@ public final class ActorStamps implements AutoCloseable {
             statement.setString(3, config.column());
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
+                    qualifiedName = rs.getString(3);
                     if (rs.getString(1).equals(config.keyColumn())) {
                         keyType = rs.getString(2);
                     }
@@ -109,7 +127,7 @@ public final class ActorStamps implements AutoCloseable {
                             + "') in table '" + config.table() + "'"
                             + (stampType == null ? "; add it with: " + snippet : ", but it is " + stampType));
         }
-        return keyType;
+        return new CheckedTable(qualifiedName, keyType);
     }
 
     public boolean redisEnabled() {
@@ -212,26 +230,42 @@ public final class ActorStamps implements AutoCloseable {
     }
 
     /**
-     * Advances {@code actor}'s stamp to {@code lsn} everywhere, after its write committed, and removes
-     * the pending entries of the mutations that committed ({@code pendingIds}, from
-     * {@link #beforeMutation}) from the Redis marker. A failure is logged and counted but not thrown:
-     * the write is committed, and its pending entry keeps the actor's reads on the primary until it
-     * expires.
+     * The WAL position of the write just committed on {@code committed}, the primary connection that
+     * committed it, now in auto-commit; with {@code actor_stamps=TABLE} and an actor, the same
+     * statement raises the actor's stamp in the table to it. On that connection, so that the commit
+     * needs no second one from the pool. A failed stamp update is logged and counted, and the position
+     * read alone.
+     *
+     * @param actor the scope's actor, or {@code null}
+     * @throws SQLException if the position cannot be read
      */
-    public void advance(String actor, long lsn, List<String> pendingIds) {
-        // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
-        memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
-        if (advanceSql != null) {
-            try (Connection connection = primary.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(advanceSql)) {
-                statement.setString(1, Lsn.format(lsn));
-                statement.setString(2, actor);
-                statement.executeUpdate();
+    public long commitPosition(Connection committed, String actor) throws SQLException {
+        if (commitSql != null && actor != null) {
+            try (PreparedStatement statement = committed.prepareStatement(commitSql)) {
+                statement.setString(1, actor);
+                try (ResultSet rs = statement.executeQuery()) {
+                    if (rs.next()) {
+                        return Lsn.parse(rs.getString(1));
+                    }
+                }
             } catch (SQLException e) {
                 metrics.stampError("advance");
                 LOG.error("Could not advance the stamp of an actor in {}: {}", "the actors' table", e.getMessage());
             }
         }
+        return WalPositions.insertPosition(committed);
+    }
+
+    /**
+     * Advances {@code actor}'s stamp to {@code lsn} in memory and in the Redis marker, after its write
+     * committed (the actors' table was raised with {@link #commitPosition}), and removes the pending
+     * entries of the mutations that committed ({@code pendingIds}, from {@link #beforeMutation}) from
+     * the marker. A failure is logged and counted but not thrown: the write is committed, and its
+     * pending entry keeps the actor's reads on the primary until it expires.
+     */
+    public void advance(String actor, long lsn, List<String> pendingIds) {
+        // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
+        memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
         if (redis != null) {
             try {
                 redis.raise(actor, lsn, pendingIds);

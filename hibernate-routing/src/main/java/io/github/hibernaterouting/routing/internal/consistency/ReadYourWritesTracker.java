@@ -91,8 +91,22 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         return ScopeFrame.current() != null;
     }
 
-    /** Records a committed write: in the current scopes (for the response token) and in the actor's stamp. */
-    public void committed(long lsn) {
+    /**
+     * Records a write just committed on {@code primary}, the connection that committed it (now in
+     * auto-commit): reads its position there, raising the actor's stamp in the actors' table in the
+     * same statement, and records it in the current scopes (for the response token) and in the actor's
+     * stamp in memory and Redis.
+     *
+     * @throws SQLException if the position cannot be read: see {@link #commitPositionUnknown}
+     */
+    public void committed(Connection primary) throws SQLException {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            committed(stamps.commitPosition(primary, scope.actor()));
+        }
+    }
+
+    private void committed(long lsn) {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope == null) {
             return;
