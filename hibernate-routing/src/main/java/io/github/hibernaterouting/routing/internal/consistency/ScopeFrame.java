@@ -1,6 +1,11 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.Strategy;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -10,9 +15,9 @@ import java.util.function.LongSupplier;
  *
  * <p>A frame holds what its opener gave (strategy, actor, minimum position) and what the library
  * learns while it is open: whether work in it wrote, the position of its latest commit, the actor's
- * position as a persistence unit resolved it, and which persistence unit stored the actor's
- * mutation marker. Writes and commits are recorded in the frame and every enclosing one. A frame
- * belongs to the thread that opened it.
+ * position as a persistence unit resolved it, and which persistence units stored a pending entry in
+ * the actor's mutation marker, with its id, that no commit has removed yet. Writes and commits are
+ * recorded in the frame and every enclosing one. A frame belongs to the thread that opened it.
  */
 public final class ScopeFrame {
     private static final ThreadLocal<ScopeFrame> CURRENT = new ThreadLocal<>();
@@ -30,8 +35,11 @@ public final class ScopeFrame {
     private Object resolvedFor;
 
     private long resolvedMinimum;
-    /** The persistence unit that stored this scope's actor's mutation marker, if one did. */
-    private Object markedFor;
+    /**
+     * Per persistence unit that stored a pending entry in this frame's actor's mutation marker, the
+     * entry's id ({@code null} without Redis), until a commit of the actor's takes it; else {@code null}.
+     */
+    private Map<Object, String> marks;
 
     private ScopeFrame(
             ScopeFrame parent, Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
@@ -143,14 +151,48 @@ public final class ScopeFrame {
         }
     }
 
-    /** Whether the persistence unit {@code resolver} already stored the actor's mutation marker for this frame. */
+    /**
+     * Whether the persistence unit {@code resolver} stored a pending entry in the actor's mutation
+     * marker, for this frame or an enclosing one of the same actor, that no commit has taken yet.
+     */
     public boolean marked(Object resolver) {
-        return markedFor == resolver;
+        final String actor = actor();
+        for (ScopeFrame frame = this; frame != null && Objects.equals(frame.actor(), actor); frame = frame.parent) {
+            if (frame.marks != null && frame.marks.containsKey(resolver)) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** Records that {@code resolver} stored the actor's mutation marker for this frame. */
-    public void setMarked(Object resolver) {
-        markedFor = resolver;
+    /** Records that {@code resolver} stored a pending entry with id {@code markerId} in the actor's mutation marker. */
+    public void setMarked(Object resolver, String markerId) {
+        if (marks == null) {
+            marks = new IdentityHashMap<>(2);
+        }
+        marks.put(resolver, markerId);
+    }
+
+    /**
+     * After a commit of the actor's: the ids of the pending entries {@code resolver} stored for this
+     * frame and the enclosing ones of the same actor, which the commit covers; they are no longer
+     * this scope's, so a later write stores a new one.
+     */
+    public List<String> takeMarks(Object resolver) {
+        final String actor = actor();
+        List<String> ids = List.of();
+        for (ScopeFrame frame = this; frame != null && Objects.equals(frame.actor(), actor); frame = frame.parent) {
+            if (frame.marks != null && frame.marks.containsKey(resolver)) {
+                final String id = frame.marks.remove(resolver);
+                if (id != null) {
+                    if (ids.isEmpty()) {
+                        ids = new ArrayList<>(2);
+                    }
+                    ids.add(id);
+                }
+            }
+        }
+        return ids;
     }
 
     /**

@@ -6,7 +6,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * Every query the library makes for a WAL position, and what its answer means.
+ * Every query the library makes for a WAL position, and what its answer means; with
+ * {@code actor_stamps=TABLE}, {@link ActorStamps#commitPosition} reads the insert position in the
+ * statement that raises the actor's stamp.
  *
  * <p>On the primary, the <em>insert</em> position ({@code pg_current_wal_insert_lsn()}) after a
  * commit: with {@code synchronous_commit=off} a commit returns before its record is written, and

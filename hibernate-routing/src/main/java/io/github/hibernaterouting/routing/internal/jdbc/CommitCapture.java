@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
-import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.slf4j.Logger;
@@ -9,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * After a write committed on the primary: reads the WAL position that covers it, on the connection
- * that committed it, and records it for read-your-writes. Thread-safe.
+ * that committed it (which also raises the actor's table stamp, in the same statement), and records
+ * it for read-your-writes. Thread-safe.
  */
 final class CommitCapture {
     private static final Logger LOG = LoggerFactory.getLogger(CommitCapture.class);
@@ -33,7 +33,7 @@ final class CommitCapture {
         try {
             // Auto-commit first, so that the query does not open a transaction the pool must roll back.
             primary.setAutoCommit(true);
-            tracker.committed(WalPositions.insertPosition(primary));
+            tracker.committed(primary);
         } catch (SQLException e) {
             LOG.warn(
                     "Could not read the WAL position after a commit ({}); this actor's reads use the primary for a while",

@@ -129,7 +129,7 @@ final class UnitOfWorkRouter {
                         route.reason(),
                         physicals.replica != null
                                 ? Lsn.UNKNOWN
-                                : routing.tracker().requiredPosition());
+                                : routing.tracker().requiredPosition(physicals.primary));
         };
     }
 
