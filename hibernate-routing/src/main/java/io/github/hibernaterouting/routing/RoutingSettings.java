@@ -5,8 +5,11 @@ package io.github.hibernaterouting.routing;
  *
  * <p>Settings are read once, when the persistence unit is built, and validated then: a bad value
  * fails the bootstrap with a {@link RoutingConfigurationException} naming the key, the value and
- * what is allowed. The primary is the persistence unit's own {@code jakarta.persistence.jdbc.url}
- * (or {@code hibernate.connection.url}) with its user and password.
+ * what is allowed. The primary is the persistence unit's own connection source: its data source
+ * ({@code <jta-data-source>}, {@code <non-jta-data-source>}, {@code hibernate.connection.datasource},
+ * as an object or a JNDI name), or else its {@code jakarta.persistence.jdbc.url} (or
+ * {@code hibernate.connection.url}) with its user and password, for which the library builds its
+ * own pool.
  *
  * <p>Durations accept ISO-8601 ({@code PT5S}) or a number with a unit: {@code 250ms}, {@code 5s},
  * {@code 2m}, {@code 1h}; a bare number means milliseconds. Sizes in bytes accept a bare number or
@@ -25,6 +28,19 @@ public interface RoutingSettings {
      * @since 0.1
      */
     String REPLICA_URLS = PREFIX + "replica_urls";
+
+    /**
+     * The hot standbys as data sources the application or its server supplies, instead of
+     * {@link #REPLICA_URLS}: JNDI names, comma-separated (looked up through Hibernate's JNDI service),
+     * or, in the properties map, a {@code javax.sql.DataSource}, or a collection or array of them
+     * (or of names). The library then pools nothing for replicas. Each must give connections that do
+     * not join a JTA transaction (a non-JTA, non-XA data source); they are made read-only when they
+     * are borrowed.
+     *
+     * @settingDefault none
+     * @since 0.1
+     */
+    String REPLICA_DATASOURCES = PREFIX + "replica_datasources";
 
     /**
      * User for the replica connections. Falls back to {@code HIBERNATE_ROUTING_REPLICA_USER}, then to

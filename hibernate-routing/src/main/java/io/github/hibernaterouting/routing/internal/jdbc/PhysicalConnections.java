@@ -209,7 +209,9 @@ final class PhysicalConnections {
                     physical.setTransactionIsolation(wanted);
                 }
             }
-            if (readOnly && !onReplica) {
+            if (onReplica ? !physical.isReadOnly() : readOnly) {
+                // A replica connection from a data source the application supplies is made read-only
+                // here, as the library's own replica pools make theirs (defence in depth).
                 physical.setReadOnly(true);
             }
             if (schema != null) {

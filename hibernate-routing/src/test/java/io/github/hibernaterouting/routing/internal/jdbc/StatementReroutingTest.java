@@ -77,7 +77,8 @@ class StatementReroutingTest {
                 tracker,
                 new WritePolicy(tracker),
                 IsolationLevel.UNKNOWN,
-                true);
+                true,
+                null);
         connection = routing.connection(false, false);
     }
 
