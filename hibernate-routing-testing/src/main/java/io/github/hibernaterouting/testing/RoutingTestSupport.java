@@ -63,6 +63,17 @@ public final class RoutingTestSupport {
         for (Class<?> managedClass : managedClasses) {
             configuration.managedClass(managedClass);
         }
+        return emf(configuration, cluster, overrides);
+    }
+
+    /**
+     * The persistence unit {@code configuration} describes (its name, classes, transaction type…),
+     * with the {@link #settings settings} for {@code cluster} and {@code overrides} added. While a
+     * {@link RoutingLeakCheck} runs the current test class or test on this thread, it watches the new
+     * persistence unit's pools.
+     */
+    public static EntityManagerFactory emf(
+            PersistenceConfiguration configuration, PostgresCluster cluster, Map<String, ?> overrides) {
         settings(cluster, overrides).forEach(configuration::property);
         final EntityManagerFactory emf = configuration.createEntityManagerFactory();
         RoutingLeakCheck.watchIfActive(emf);
