@@ -4,6 +4,7 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrima
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
@@ -16,8 +17,10 @@ import io.agroal.api.security.SimplePassword;
 import io.agroal.narayana.NarayanaTransactionIntegration;
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
@@ -75,25 +78,35 @@ class JtaIT {
         BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
                 .setObjectStoreDir(Path.of("target", "narayana").toString());
         tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
-        primary = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
+        primary = enlisting(cluster.primary());
+        for (Node standby : cluster.standbys()) {
+            replicas.add(plainPool(standby, Duration.ofSeconds(30)));
+        }
+    }
+
+    /** A pool whose connections join the current global transaction, as a container's JTA data source's do. */
+    private static AgroalDataSource enlisting(Node node) throws SQLException {
+        return AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool.maxSize(5)
                         .transactionIntegration(new NarayanaTransactionIntegration(
                                 tm,
                                 new com.arjuna.ats.internal.jta.transaction.arjunacore
                                         .TransactionSynchronizationRegistryImple()))
-                        .connectionFactoryConfiguration(
-                                factory -> factory.jdbcUrl(cluster.primary().jdbcUrl())
-                                        .principal(new NamePrincipal(cluster.user()))
-                                        .credential(new SimplePassword(cluster.password())))));
-        for (Node standby : cluster.standbys()) {
-            final HikariConfig config = new HikariConfig();
-            config.setPoolName("jta-it-" + standby.name());
-            config.setJdbcUrl(standby.jdbcUrl());
-            config.setUsername(cluster.user());
-            config.setPassword(cluster.password());
-            config.setMaximumPoolSize(3);
-            replicas.add(new HikariDataSource(config));
-        }
+                        .connectionFactoryConfiguration(factory -> factory.jdbcUrl(node.jdbcUrl())
+                                .principal(new NamePrincipal(cluster.user()))
+                                .credential(new SimplePassword(cluster.password())))));
+    }
+
+    /** A pool that knows nothing of JTA, as replicas need. */
+    private static HikariDataSource plainPool(Node standby, Duration connectionTimeout) {
+        final HikariConfig config = new HikariConfig();
+        config.setPoolName("jta-it-" + standby.name());
+        config.setJdbcUrl(standby.jdbcUrl());
+        config.setUsername(cluster.user());
+        config.setPassword(cluster.password());
+        config.setMaximumPoolSize(3);
+        config.setConnectionTimeout(connectionTimeout.toMillis());
+        return new HikariDataSource(config);
     }
 
     @AfterAll
@@ -274,6 +287,57 @@ class JtaIT {
             assertThat(ReadYourWrites.stampOf(emf, "jta-carol"))
                     .as("a rolled-back transaction stamps nothing")
                     .isNull();
+        }
+    }
+
+    @Test
+    void aReplicaThatCannotGiveAConnection_underFallback_leavesTheReadToTheEnlistedPrimary() throws Exception {
+        final Node standby = cluster.standby(2);
+        try (HikariDataSource only = plainPool(standby, Duration.ofMillis(250));
+                EntityManagerFactory emf = jtaUnit(Map.of(
+                        RoutingSettings.REPLICA_DATASOURCES, List.of(only),
+                        RoutingSettings.REPLICA_FAILURE, "FALLBACK",
+                        RoutingSettings.HEALTH_CHECK_INTERVAL, "1h"))) {
+            cluster.stop(standby);
+            only.getHikariPoolMXBean().softEvictConnections();
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("the read falls back to the primary")
+                        .isTrue();
+                em.persist(new Note("after the fallback"));
+                em.flush();
+                assertThat(primary.getMetrics().activeCount())
+                        .as("one enlisted primary connection serves the fallback read and the write")
+                        .isLessThanOrEqualTo(1);
+            }
+            tm.commit();
+            assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+        } finally {
+            cluster.start(standby);
+        }
+    }
+
+    @Test
+    void aReplicaDataSourceThatJoinsTheGlobalTransaction_failsTheRead_namingTheFix() throws Exception {
+        try (AgroalDataSource joining = enlisting(cluster.standby(1));
+                EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.REPLICA_DATASOURCES, List.of(joining)))) {
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThatThrownBy(() -> em.find(Note.class, 1L))
+                        .satisfies(e -> assertThat(RoutingItSupport.causeOfType(e, RoutingConfigurationException.class))
+                                .as("the cause")
+                                .isNotNull()
+                                .extracting(Throwable::getMessage)
+                                .asString()
+                                .contains(RoutingSettings.REPLICA_DATASOURCES)
+                                .contains("transactional=\"false\""));
+            } finally {
+                tm.rollback();
+            }
+            assertThat(RoutingStatus.of(emf).nodes())
+                    .as("a configuration error is not a replica failure")
+                    .allMatch(RoutingStatus.Node::up);
         }
     }
 }

@@ -88,7 +88,7 @@ public final class JdbcRouting {
      */
     public RoutingConnection connection(boolean primaryTenant, boolean readOnly) {
         final PhysicalConnections physicals =
-                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics);
+                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics, jta);
         physicals.configuredIsolation = configuredIsolation;
         // Without auto-commit (hibernate.connection.autocommit=false) a connection is in a transaction
         // from its first statement, as a pooled one would be.

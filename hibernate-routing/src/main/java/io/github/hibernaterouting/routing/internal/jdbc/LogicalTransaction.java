@@ -22,8 +22,6 @@ final class LogicalTransaction {
     private final CommitCapture commits;
     /** The persistence unit's JTA transactions, or {@code null} for a resource-local one. */
     private final JtaTransactions jta;
-    /** A write ran in the current global transaction: the capture waits for it to commit. */
-    private boolean wroteInGlobalTransaction;
     /** A write ran in the current transaction: capture the commit's WAL position after it commits. */
     private boolean wroteInTransaction;
     /** A write ran in auto-commit mode: capture the position before the primary connection is released. */
@@ -38,10 +36,7 @@ final class LogicalTransaction {
     /** A write is about to run on the primary. */
     void wrote() {
         if (jta != null && jta.active()) {
-            if (!wroteInGlobalTransaction) {
-                wroteInGlobalTransaction = true;
-                jta.afterCompletion(this::globalTransactionEnded);
-            }
+            jta.wrote(this::globalTransactionEnded);
             return;
         }
         if (physicals.autoCommit) {
@@ -141,7 +136,6 @@ final class LogicalTransaction {
      * for the query (the unit of work holds none then).
      */
     private void globalTransactionEnded(int status) {
-        wroteInGlobalTransaction = false;
         if (status == jakarta.transaction.Status.STATUS_COMMITTED) {
             commits.committedGlobally(physicals.primary);
         }
