@@ -186,4 +186,16 @@ class DataSourceModeIT {
                 .hasMessageContaining("JTA")
                 .hasMessageContaining("<jta-data-source>");
     }
+
+    @Test
+    void aSettingOfAPoolTheLibraryDoesNotBuild_failsTheBootstrap() {
+        final Map<String, Object> sources = new HashMap<>();
+        sources.put("hibernate.connection.datasource", primary);
+        sources.put(RoutingSettings.REPLICA_DATASOURCES, replicas);
+        sources.put(RoutingSettings.REPLICA_CONNECTION_TIMEOUT, "1s");
+        assertThatThrownBy(() -> emf(sources).close())
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining(RoutingSettings.REPLICA_CONNECTION_TIMEOUT)
+                .hasMessageContaining("where the data source is defined");
+    }
 }

@@ -111,7 +111,7 @@ final class DataSourceSettings {
      *
      * @throws RoutingConfigurationException naming the setting and the fix
      */
-    static void check(RoutingConfig config) {
+    static void check(RoutingConfig config, Map<String, ?> settings) {
         if (!config.replicaUrls.isEmpty() && !config.replicaDataSources.isEmpty()) {
             throw RoutingConfigurationException.withMessage(
                     REPLICA_DATASOURCES,
@@ -132,6 +132,30 @@ final class DataSourceSettings {
                             + "the library builds would not join the JTA transaction, so a rollback would not undo them. "
                             + "Give the persistence unit its JTA data source (<jta-data-source> in persistence.xml, or "
                             + "'jakarta.persistence.jtaDataSource'), or use transaction-type RESOURCE_LOCAL");
+        }
+        if (config.routingEnabled() && config.primaryDataSource != null) {
+            refusePoolSettings(settings, PRIMARY_POOL_PREFIX, "the primary comes from a data source");
+        }
+        if (!config.replicaDataSources.isEmpty()) {
+            refusePoolSettings(settings, REPLICA_POOL_PREFIX, "the replicas come from data sources");
+        }
+    }
+
+    private static final String PRIMARY_POOL_PREFIX = "hibernate.routing.primary.";
+    private static final String REPLICA_POOL_PREFIX = "hibernate.routing.replica.";
+
+    /**
+     * A setting of a pool the library does not build would do nothing: refused, so that nobody
+     * believes the replicas fail over within a {@code replica.connection_timeout} they never got.
+     */
+    private static void refusePoolSettings(Map<String, ?> settings, String prefix, String why) {
+        for (String key : settings.keySet()) {
+            if (key.startsWith(prefix) && settings.get(key) != null) {
+                throw RoutingConfigurationException.withMessage(
+                        key,
+                        "'" + key + "' has no effect: " + why + ", so the library builds no pool for it. "
+                                + "Remove it, and size that pool (and its connection timeout) where the data source is defined");
+            }
         }
     }
 }

@@ -3,10 +3,10 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static io.github.hibernaterouting.routing.RoutingSettings.*;
 import static io.github.hibernaterouting.routing.internal.bootstrap.SettingValues.*;
 
+import io.github.hibernaterouting.routing.ConsistencySettings.ActorStamps;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
-import io.github.hibernaterouting.routing.RoutingSettings.ActorStamps;
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.Masking;
@@ -176,7 +176,7 @@ public final class RoutingConfig {
                 primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
         checkPoolSizes(
                 replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
-        DataSourceSettings.check(this);
+        DataSourceSettings.check(this, settings);
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
