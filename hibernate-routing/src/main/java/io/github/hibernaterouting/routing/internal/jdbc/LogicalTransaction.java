@@ -9,25 +9,36 @@ import org.slf4j.LoggerFactory;
  * The JDBC transaction of one routed connection, over its physical connections: it begins wherever
  * its first statement goes, commits or rolls back on every physical connection that took part, and
  * has the commit's WAL position captured when it wrote. Every end returns the physical connections
- * to their pools. Not thread-safe.
+ * to their pools.
+ *
+ * <p>In a JTA persistence unit, a write inside a global transaction is captured when that
+ * transaction commits ({@link JtaTransactions}), never for one that rolls back; the transaction
+ * manager, not this class, commits the enlisted primary connection. Not thread-safe.
  */
 final class LogicalTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(LogicalTransaction.class);
 
     private final PhysicalConnections physicals;
     private final CommitCapture commits;
+    /** The persistence unit's JTA transactions, or {@code null} for a resource-local one. */
+    private final JtaTransactions jta;
     /** A write ran in the current transaction: capture the commit's WAL position after it commits. */
     private boolean wroteInTransaction;
     /** A write ran in auto-commit mode: capture the position before the primary connection is released. */
     private boolean wroteInAutoCommit;
 
-    LogicalTransaction(PhysicalConnections physicals, CommitCapture commits) {
+    LogicalTransaction(PhysicalConnections physicals, CommitCapture commits, JtaTransactions jta) {
         this.physicals = physicals;
         this.commits = commits;
+        this.jta = jta;
     }
 
     /** A write is about to run on the primary. */
     void wrote() {
+        if (jta != null && jta.active()) {
+            jta.wrote(this::globalTransactionEnded);
+            return;
+        }
         if (physicals.autoCommit) {
             wroteInAutoCommit = true;
         } else {
@@ -116,6 +127,17 @@ final class LogicalTransaction {
             }
         } finally {
             release();
+        }
+    }
+
+    /**
+     * The global transaction this connection wrote in ended: if it committed, capture the position,
+     * on the primary connection still bound or, if Hibernate already gave it back, on one borrowed
+     * for the query (the unit of work holds none then).
+     */
+    private void globalTransactionEnded(int status) {
+        if (status == jakarta.transaction.Status.STATUS_COMMITTED) {
+            commits.committedGlobally(physicals.primary);
         }
     }
 
