@@ -96,7 +96,7 @@ final class UnitOfWorkRouter {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED -> physicals.usePrimary(unit, route.reason());
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, VERIFY -> physicals.usePrimary(unit, route.reason());
             case REPLICA_ONLY -> physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
             case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
             case FRESH_READ ->

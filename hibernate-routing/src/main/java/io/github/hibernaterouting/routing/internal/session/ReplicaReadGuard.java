@@ -29,7 +29,7 @@ import org.hibernate.persister.entity.EntityPersister;
  *
  * <p>Entities without {@code @Version} that a session loaded from a replica are remembered. Before
  * such an entity is updated or deleted, its loaded state is compared with the row on the primary,
- * inside the same transaction; if they differ the flush fails with {@link StaleReplicaReadException}
+ * inside the same transaction, whatever the strategy ({@link SessionRouting#onPrimary}); if they differ the flush fails with {@link StaleReplicaReadException}
  * instead of overwriting newer data. Versioned entities need no help: their version check runs on
  * the primary and fails with {@code OptimisticLockException}.
  */
@@ -155,8 +155,9 @@ public final class ReplicaReadGuard
         if (!unit.wasLoadedFromReplica(key)) {
             return;
         }
-        // The session has escalated, so this snapshot comes from the primary, in this transaction.
-        final Object[] current = persister.getDatabaseSnapshot(id, session);
+        // From the primary, in this transaction, whatever the strategy: under STALE_READ the unit's
+        // reads would otherwise stay on the replica it read the entity from.
+        final Object[] current = unit.onPrimary(() -> persister.getDatabaseSnapshot(id, session));
         if (current == null) {
             throw new StaleReplicaReadException(persister.getEntityName(), id, "was deleted");
         }

@@ -10,6 +10,7 @@ import jakarta.persistence.EntityManager;
 import java.lang.ref.WeakReference;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
@@ -32,6 +33,8 @@ public final class SessionRouting {
     private boolean primaryTenant;
     private Set<EntityKey> replicaLoaded;
     private boolean lastStatementOnReplica;
+    /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
+    private int primaryReads;
 
     /**
      * @param unitDefault the persistence-unit default strategy
@@ -141,6 +144,26 @@ public final class SessionRouting {
     public void loseReplica() {
         replicaLost = replica != null;
         replica = null;
+    }
+
+    /**
+     * Runs {@code work} with every statement of this unit of work on the primary, whatever the
+     * strategy: for the lost-update check, which must compare what was read on a replica with the
+     * primary's current data, in the unit's transaction. Statements after {@code work} are routed as
+     * before, also when it throws.
+     */
+    <T> T onPrimary(Supplier<T> work) {
+        primaryReads++;
+        try {
+            return work.get();
+        } finally {
+            primaryReads--;
+        }
+    }
+
+    /** Whether the unit's reads must go to the primary right now (see {@link #onPrimary}). */
+    boolean readsOnPrimary() {
+        return primaryReads > 0;
     }
 
     /** Whether the statement that ran last went to a replica: what a load just read came from there. */

@@ -13,7 +13,8 @@ public final class StatementRouter {
     private StatementRouter() {}
 
     /**
-     * @param unit the unit of work (asked whether it or its scope wrote, only when that matters)
+     * @param unit the unit of work (asked whether its reads must go to the primary right now, and
+     *     whether it or its scope wrote, only when that matters)
      * @param inPrimaryTransaction a transaction is open and already runs on the primary
      * @param transactionPinned a read-write transaction is open and {@code transactions=PRIMARY} pins it to the primary
      */
@@ -25,6 +26,10 @@ public final class StatementRouter {
             boolean transactionPinned) {
         if (!classification.replicaSafe()) {
             return Route.WRITE;
+        }
+        if (unit.readsOnPrimary()) {
+            // The lost-update check compares what was read on a replica with the primary.
+            return Route.VERIFY;
         }
         if (inPrimaryTransaction) {
             // Its reads must see its own writes.
