@@ -34,6 +34,8 @@ public final class RoutingIntegrator implements Integrator {
         final ReplicaReadGuard guard = routing.runtime().guard();
         final EventListenerRegistry listeners = sessionFactory.getEventListenerRegistry();
         listeners.appendListeners(EventType.POST_LOAD, guard);
+        // After Hibernate's own listener, which initializes the collection.
+        listeners.appendListeners(EventType.INIT_COLLECTION, guard);
         listeners.appendListeners(EventType.PRE_INSERT, guard);
         listeners.appendListeners(EventType.PRE_UPSERT, guard);
         listeners.appendListeners(EventType.PRE_UPDATE, guard);

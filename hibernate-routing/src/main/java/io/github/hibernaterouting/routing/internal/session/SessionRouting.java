@@ -8,15 +8,18 @@ import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import jakarta.persistence.EntityManager;
 import java.lang.ref.WeakReference;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.hibernate.collection.spi.PersistentCollection;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * The routing state of one Hibernate session (a unit of work): whether it wrote, which replica it
- * reads from, and which unversioned entities it loaded from a replica.
+ * reads from, and which unversioned entities and collections it loaded from a replica.
  *
  * <p>It outlives the session's physical connections, which Hibernate acquires and releases several
  * times per session; each routed connection of the session is bound to it. Confined to the
@@ -32,6 +35,9 @@ public final class SessionRouting {
     private Strategy sessionStrategy;
     private boolean primaryTenant;
     private Set<EntityKey> replicaLoaded;
+    /** Collections initialized from a replica, by identity: their equality would read their elements. */
+    private Set<PersistentCollection<?>> replicaCollections;
+
     private boolean lastStatementOnReplica;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
@@ -51,6 +57,22 @@ public final class SessionRouting {
         final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
         if (logicalConnection.isPhysicallyConnected()
                 && logicalConnection.getPhysicalConnection() instanceof Routed connection) {
+            return connection.sessionRouting();
+        }
+        return null;
+    }
+
+    /**
+     * The routing state of a session whose routed connection may be reading replica data right now
+     * (see {@link Routed#mayBeReadingReplicaData()}): what a load is reading came from a replica.
+     * {@code null} when it did not, or when the session has no routed connection (what it loads then
+     * comes from a cache, which only the primary fills).
+     */
+    public static SessionRouting readingReplica(SharedSessionContractImplementor session) {
+        final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
+        if (logicalConnection.isPhysicallyConnected()
+                && logicalConnection.getPhysicalConnection() instanceof Routed connection
+                && connection.mayBeReadingReplicaData()) {
             return connection.sessionRouting();
         }
         return null;
@@ -184,6 +206,24 @@ public final class SessionRouting {
 
     boolean wasLoadedFromReplica(EntityKey key) {
         return replicaLoaded != null && replicaLoaded.contains(key);
+    }
+
+    void collectionLoadedFromReplica(PersistentCollection<?> collection) {
+        if (replicaCollections == null) {
+            replicaCollections = Collections.newSetFromMap(new IdentityHashMap<>());
+        }
+        replicaCollections.add(collection);
+    }
+
+    boolean wasCollectionLoadedFromReplica(PersistentCollection<?> collection) {
+        return replicaCollections != null && replicaCollections.contains(collection);
+    }
+
+    /** Forgets a collection's replica origin once its elements were verified against the primary. */
+    void collectionVerified(PersistentCollection<?> collection) {
+        if (replicaCollections != null) {
+            replicaCollections.remove(collection);
+        }
     }
 
     /** Forgets an entity's replica origin once its state has been verified against, or written to, the primary. */
