@@ -6,6 +6,8 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.ReplicaWriteException;
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingHints;
@@ -13,6 +15,7 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -117,6 +120,97 @@ class StrategyLevelsIT extends RoutingFixture {
                                     .getSingleResult()))
                     .as("programmatic scope")
                     .isEqualTo("new");
+        }
+    }
+
+    /** The node that ran {@code select inet_server_port()} under {@code strategy} as a query hint. */
+    private static Node servedUnderHint(EntityManager em, Strategy strategy) {
+        final Number port = (Number) em.createNativeQuery("select inet_server_port()")
+                .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(strategy))
+                .getSingleResult();
+        return cluster.nodeForPort(port.intValue());
+    }
+
+    @Test
+    void primaryFloor_isNotWeakenedByAMoreSpecificLevel_whileAPrimaryStrategyIs() {
+        try (RoutingScope ignored = RoutingScope.open(Strategy.PRIMARY)) {
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                        .as("a plain PRIMARY scope: the more specific hint wins")
+                        .isFalse();
+            }
+        }
+        try (RoutingScope ignored =
+                RoutingScope.builder().floor(Strategy.PRIMARY).open()) {
+            for (Strategy weaker : new Strategy[] {Strategy.STALE_READ, Strategy.REPLICA, Strategy.READ_AFTER_WRITE}) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(servedUnderHint(em, weaker).isPrimary())
+                            .as("a %s hint under a PRIMARY floor", weaker)
+                            .isTrue();
+                }
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.setProperty(RoutingSettings.STRATEGY, weaker);
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("a %s EntityManager property under a PRIMARY floor", weaker)
+                            .isTrue();
+                }
+                assertThat(Routing.with(weaker, () -> {
+                            try (EntityManager em = emf.createEntityManager()) {
+                                return servedBy(cluster, em).isPrimary();
+                            }
+                        }))
+                        .as("a nested %s scope under a PRIMARY floor", weaker)
+                        .isTrue();
+            }
+        }
+    }
+
+    @Test
+    void readAfterWriteFloor_liftsStaleReadToReadAfterWrite() {
+        try (RoutingScope ignored =
+                        RoutingScope.builder().floor(Strategy.READ_AFTER_WRITE).open();
+                EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.persist(new Note("written"));
+            em.getTransaction().commit();
+            assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                    .as(
+                            "after the unit of work wrote, a STALE_READ hint under a READ_AFTER_WRITE floor reads its write")
+                    .isTrue();
+        }
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.persist(new Note("written"));
+            em.getTransaction().commit();
+            assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                    .as("without the floor, the hint reads a replica")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void positionFloor_holdsForStaleReadAndReplicaReads() throws SQLException {
+        // A commit every standby replayed just before the pause: the paused one stays within the lag bound.
+        createNote("replayed everywhere");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final long id = createNote("behind the paused standby");
+        final ConsistencyToken position = ReadYourWrites.currentPosition(emf);
+        try (RoutingScope ignored = RoutingScope.builder().floor(position).open()) {
+            for (Strategy weaker : new Strategy[] {Strategy.STALE_READ, Strategy.REPLICA}) {
+                for (int i = 0; i < 4; i++) {
+                    try (EntityManager em = emf.createEntityManager()) {
+                        em.setProperty(RoutingSettings.STRATEGY, weaker);
+                        final Note note = em.find(Note.class, id);
+                        final Node node = servedBy(cluster, em);
+                        assertThat(note)
+                                .as("read #%s under %s and a position floor, served by %s", i, weaker, node)
+                                .isNotNull();
+                        assertThat(node).isNotEqualTo(paused).isNotEqualTo(cluster.primary());
+                    }
+                }
+            }
         }
     }
 

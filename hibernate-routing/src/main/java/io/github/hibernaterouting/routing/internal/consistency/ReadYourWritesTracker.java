@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.Strategy;
 import java.sql.SQLException;
 
 /**
@@ -20,8 +21,8 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     }
 
     /**
-     * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
-     * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
+     * The WAL position reads in the current scope must reflect: the scope's minimum (position floors
+     * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
      * a mutation pending. The actor is looked up once per scope.
      */
     public long requiredPosition() {
@@ -39,6 +40,20 @@ public final class ReadYourWritesTracker implements AutoCloseable {
             required = Lsn.max(required, stamp);
         }
         return required;
+    }
+
+    /**
+     * The WAL position a read must reflect whatever its strategy, for reads that require no position
+     * of their own ({@code STALE_READ}, {@code REPLICA}): the position floors of the current scopes
+     * (a client's consistency token); under a {@code READ_AFTER_WRITE} floor, everything
+     * {@link #requiredPosition()} holds. {@link Lsn#UNKNOWN} if none.
+     */
+    public long floorPosition() {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return Lsn.UNKNOWN;
+        }
+        return scope.effectiveFloor() == Strategy.READ_AFTER_WRITE ? requiredPosition() : scope.floorPosition();
     }
 
     /**

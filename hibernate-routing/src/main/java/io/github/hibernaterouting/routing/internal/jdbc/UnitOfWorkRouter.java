@@ -97,8 +97,23 @@ final class UnitOfWorkRouter {
                 yield wrote(unit, RouteReason.WRITE);
             }
             case TRANSACTION, STRATEGY, FORCED, ESCALATED, VERIFY -> physicals.usePrimary(unit, route.reason());
-            case REPLICA_ONLY -> physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
-            case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
+            // No position of their own, but a client's floor (a consistency token) holds under every strategy.
+            case REPLICA_ONLY ->
+                physicals.useReplica(
+                        unit,
+                        true,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition());
+            case STALE_READ, STALE_READ_AFTER_WRITE ->
+                physicals.useReplica(
+                        unit,
+                        false,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition());
             case FRESH_READ ->
                 physicals.useReplica(
                         unit,

@@ -37,7 +37,8 @@ public final class StatementRouter {
         }
         return switch (strategy) {
             case PRIMARY -> classification.routingHint() != null ? Route.FORCED : Route.STRATEGY;
-            // REPLICA and STALE_READ accept stale data by definition: no required position.
+            // REPLICA and STALE_READ accept stale data by definition: no required position of their own
+            // (a client's position floor still holds, see ReadYourWritesTracker.floorPosition).
             case REPLICA -> Route.REPLICA_ONLY;
             case STALE_READ -> unit.escalated() ? Route.STALE_READ_AFTER_WRITE : Route.STALE_READ;
             case READ_AFTER_WRITE -> {
