@@ -10,9 +10,15 @@ import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
  * <p>Scopes nest. The innermost scope that names a strategy decides for every session used inside
  * it (unless a query hint or a session property says otherwise). A scope may also carry a
  * <em>freshness floor</em> ({@link Builder#floor(Strategy)}, {@link Builder#floor(ConsistencyToken)}):
- * what a caller asked for, which no more specific level may weaken. When a session inside a scope
- * writes, the scope and all scopes around it are marked as having written, so that under
- * {@link Strategy#READ_AFTER_WRITE} later sessions in them read from the primary.
+ * what a caller asked for, which no more specific level may weaken.
+ *
+ * <p>When a session inside a scope writes, the scope and all scopes around it are marked as having
+ * written, so that under {@link Strategy#READ_AFTER_WRITE} later sessions in them read from the
+ * primary. Scopes nested in a scope that has written know it too: their sessions read from the
+ * primary under {@code READ_AFTER_WRITE} as well, as they would in the scope that wrote (a
+ * {@link Routing#with} block inside a request that wrote, a {@link StampedWork} handler run inside
+ * a scope that wrote). That lasts until the scope that wrote closes: prefer a scope per unit of work
+ * (a request, a message) over one per thread.
  *
  * <pre>{@code
  * try (RoutingScope scope = RoutingScope.open(Strategy.PRIMARY)) {

@@ -38,6 +38,22 @@ class RoutingScopeTest {
     }
 
     @Test
+    void scopeOpenedInsideOneThatWrote_knowsTheWrite_untilThatScopeCloses() {
+        try (RoutingScope outer = RoutingScope.open(null)) {
+            try (RoutingScope sibling = RoutingScope.open(null)) {
+                ScopeFrame.current().markWritten();
+            }
+            try (RoutingScope nested = RoutingScope.open(Strategy.READ_AFTER_WRITE)) {
+                assertThat(nested.hasWritten()).as("nothing was written in it").isFalse();
+                assertThat(ScopeFrame.current().writeKnown()).isTrue();
+            }
+        }
+        try (RoutingScope next = RoutingScope.open(null)) {
+            assertThat(ScopeFrame.current().writeKnown()).isFalse();
+        }
+    }
+
+    @Test
     void closingOutOfOrderOrOnAnotherThread_fails() throws Exception {
         try (RoutingScope outer = RoutingScope.open(null)) {
             final RoutingScope inner = RoutingScope.open(null);

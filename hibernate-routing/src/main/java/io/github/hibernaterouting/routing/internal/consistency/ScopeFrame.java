@@ -176,6 +176,21 @@ public final class ScopeFrame {
         return written;
     }
 
+    /**
+     * Whether a write is known in this frame: one made in it or in a frame nested in it, or one made
+     * in an enclosing frame (before this one opened, or in another frame nested in it). Reads here
+     * must see it as they would in the frame that wrote: under {@code READ_AFTER_WRITE}, on the
+     * primary.
+     */
+    public boolean writeKnown() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.written) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Records that work in this frame wrote, here and in every enclosing frame. */
     public void markWritten() {
         for (ScopeFrame frame = this; frame != null && !frame.written; frame = frame.parent) {

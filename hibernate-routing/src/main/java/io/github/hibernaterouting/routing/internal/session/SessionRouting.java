@@ -121,13 +121,13 @@ public final class SessionRouting {
                 unitDefault);
     }
 
-    /** Whether this unit of work, or the scope it runs in, has written. */
+    /** Whether this unit of work has written, or a write is known in the scope it runs in (see {@link ScopeFrame#writeKnown()}). */
     public boolean hasWritten() {
         if (escalated) {
             return true;
         }
         final ScopeFrame scope = ScopeFrame.current();
-        return scope != null && scope.hasWritten();
+        return scope != null && scope.writeKnown();
     }
 
     /** Records a write: this unit of work and its scopes read from the primary from now on under READ_AFTER_WRITE. */
