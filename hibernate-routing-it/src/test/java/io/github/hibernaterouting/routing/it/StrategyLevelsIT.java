@@ -6,6 +6,10 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.ReplicaWriteException;
@@ -15,16 +19,19 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * The strategies and the levels that set them (persistence unit, scope, EntityManager property,
@@ -212,6 +219,47 @@ class StrategyLevelsIT extends RoutingFixture {
                 }
             }
         }
+    }
+
+    @Test
+    void namedQueryWithThePlainRoutingHint_isReportedOnceAtBootstrap_withTheFormThatWorks() {
+        final Logger logger = (Logger) LoggerFactory.getLogger("io.github.hibernaterouting");
+        final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        try (EntityManagerFactory hinted = RoutingTestSupport.emf(
+                "routing-it-hinted", cluster, RoutingItSupport.withoutCache(Map.of()), HintedNote.class)) {
+            for (int i = 0; i < 3; i++) {
+                try (EntityManager em = hinted.createEntityManager()) {
+                    final Number port = (Number)
+                            em.createNamedQuery("HintedNote.portWithPlainHint").getSingleResult();
+                    assertThat(cluster.nodeForPort(port.intValue()).isPrimary())
+                            .as("Hibernate drops the plain hint: the query runs where the session's strategy says")
+                            .isFalse();
+                    em.createNamedQuery("HintedNote.plainHint").getResultList();
+                    em.createNamedQuery("HintedNote.databaseHint").getResultList();
+                }
+            }
+        } finally {
+            logger.detachAppender(logged);
+        }
+        final List<String> warnings = logged.list.stream()
+                .filter(event -> event.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(message -> message.contains(RoutingSettings.STRATEGY))
+                .toList();
+        assertThat(warnings)
+                .as("one warning per named query with the plain hint, at bootstrap")
+                .hasSize(2)
+                .anySatisfy(message -> assertThat(message).contains("'HintedNote.plainHint'"))
+                .anySatisfy(message -> assertThat(message).contains("'HintedNote.portWithPlainHint'"))
+                .allSatisfy(message -> assertThat(message)
+                        .contains("hibernate.routing.strategy=PRIMARY")
+                        .contains("@QueryHint(name = \"" + RoutingHints.DATABASE_HINT
+                                + "\", value = \"hibernate.routing.strategy=PRIMARY\")")
+                        .contains("RoutingHints.DATABASE_HINT")
+                        .contains("RoutingHints.strategy(Strategy.PRIMARY)"))
+                .noneSatisfy(message -> assertThat(message).contains("HintedNote.databaseHint"));
     }
 
     /** What {@code work} threw; fails the test if it threw nothing. */
