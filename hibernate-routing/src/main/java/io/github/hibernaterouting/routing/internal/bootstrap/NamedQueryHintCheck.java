@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>Hibernate drops query hints it does not know when it applies them to a query (it logs
  * "Ignoring unrecognized query hint" at INFO), and offers no hook that sees them at run time: the
  * query would silently run under the strategy of its session or scope. So the bootstrap looks where
- * the hints are still known: the named queries of the domain model, from annotations and
- * {@code orm.xml} ({@link #checkModel}; Hibernate does not keep an HQL named query's unknown hints
- * any further), and the named queries the session factory prepared ({@link #sessionFactoryCreated};
+ * the hints are still known: the named queries of the domain model, from annotations (and from
+ * {@code orm.xml}, which Hibernate's boot model turns into the same annotations; {@link #checkModel}:
+ * Hibernate does not keep an HQL named query's unknown hints any further), and the named queries the session factory prepared ({@link #sessionFactoryCreated};
  * native and procedure queries keep all their hints there).
  */
 final class NamedQueryHintCheck implements SessionFactoryObserver {
@@ -83,11 +83,15 @@ final class NamedQueryHintCheck implements SessionFactoryObserver {
     /** Checks the named queries the session factory prepared, once it is built. */
     @Override
     public void sessionFactoryCreated(SessionFactory factory) {
-        final NamedObjectRepository named =
-                ((SessionFactoryImplementor) factory).getQueryEngine().getNamedObjectRepository();
-        named.visitSqmQueryMementos(this::check);
-        named.visitNativeQueryMementos(this::check);
-        named.visitCallableQueryMementos(this::check);
+        try {
+            final NamedObjectRepository named =
+                    ((SessionFactoryImplementor) factory).getQueryEngine().getNamedObjectRepository();
+            named.visitSqmQueryMementos(this::check);
+            named.visitNativeQueryMementos(this::check);
+            named.visitCallableQueryMementos(this::check);
+        } catch (RuntimeException e) {
+            LOG.debug("Could not look for routing hints in the prepared named queries", e);
+        }
     }
 
     private void check(NamedQueryMemento<?> query) {

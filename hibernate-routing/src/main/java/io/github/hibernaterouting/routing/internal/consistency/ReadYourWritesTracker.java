@@ -22,8 +22,9 @@ public final class ReadYourWritesTracker implements AutoCloseable {
 
     /**
      * The WAL position reads in the current scope must reflect: the scope's minimum (position floors
-     * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
-     * a mutation pending. The actor is looked up once per scope.
+     * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none,
+     * {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending. The actor is looked up
+     * once per scope.
      */
     public long requiredPosition() {
         final ScopeFrame scope = ScopeFrame.current();

@@ -68,7 +68,7 @@ public final class SessionRouting {
      * {@code null} when it did not, or when the session has no routed connection (what it loads then
      * comes from a cache, which only the primary fills).
      */
-    public static SessionRouting readingReplica(SharedSessionContractImplementor session) {
+    static SessionRouting readingReplica(SharedSessionContractImplementor session) {
         final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
         if (logicalConnection.isPhysicallyConnected()
                 && logicalConnection.getPhysicalConnection() instanceof Routed connection
@@ -121,7 +121,10 @@ public final class SessionRouting {
                 unitDefault);
     }
 
-    /** Whether this unit of work has written, or a write is known in the scope it runs in (see {@link ScopeFrame#writeKnown()}). */
+    /**
+     * Whether this unit of work has written, or a write is known in the scope it runs in (one made in
+     * it, in a scope nested in it, or in an enclosing scope; see {@link ScopeFrame#writeKnown()}).
+     */
     public boolean hasWritten() {
         if (escalated) {
             return true;
