@@ -110,7 +110,9 @@ final class UnitOfWorkRouter {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION -> physicals.usePrimary(unit, route.reason());
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION, VERIFY ->
+                physicals.usePrimary(unit, route.reason());
+            // No position of their own, but a client's floor (a consistency token) holds under every strategy.
             case REPLICA_ONLY -> {
                 if (serializable) {
                     throw new SQLException(
@@ -119,9 +121,22 @@ final class UnitOfWorkRouter {
                                     + " one snapshot on the replica), or under Strategy.READ_AFTER_WRITE",
                             "0A000");
                 }
-                yield physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+                yield physicals.useReplica(
+                        unit,
+                        true,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition(physicals.primary));
             }
-            case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
+            case STALE_READ, STALE_READ_AFTER_WRITE ->
+                physicals.useReplica(
+                        unit,
+                        false,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition(physicals.primary));
             case FRESH_READ ->
                 physicals.useReplica(
                         unit,

@@ -14,6 +14,11 @@ public enum RouteReason {
     STRATEGY("strategy"),
     /** A read on the primary because a query hint asked for it. */
     FORCED("forced"),
+    /**
+     * A read on the primary that checks what this unit of work read on a replica before it
+     * overwrites it (the lost-update check), whatever the strategy.
+     */
+    VERIFY("verify"),
     /** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
     TRANSACTION("transaction"),
     /**
