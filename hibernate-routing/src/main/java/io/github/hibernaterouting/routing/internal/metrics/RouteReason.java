@@ -14,7 +14,11 @@ public enum RouteReason {
     STRATEGY("strategy"),
     /** A read on the primary because a query hint asked for it. */
     FORCED("forced"),
-    /** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
+    /**
+     * A read inside a transaction that is already on the primary, or pinned there by
+     * {@code transactions=PRIMARY}; or, on any node, a statement of a transaction begun with SQL, which
+     * runs on the connection that holds it.
+     */
     TRANSACTION("transaction"),
     /**
      * A read on the primary because of the transaction's isolation level: a read-write transaction
