@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  * The JDBC transaction of one routed connection, over its physical connections: it begins wherever
  * its first statement goes, commits or rolls back on every physical connection that took part, and
  * has the commit's WAL position captured when it wrote. Every end returns the physical connections
- * to their pools, but for one that a transaction begun with SQL still lives on ({@link SqlControl}), which stays bound until the routed connection closes. Not thread-safe.
+ * to their pools, but for one that a transaction begun with SQL or a cursor still lives on
+ * ({@link SqlControl}), which stays bound until the routed connection closes. Not thread-safe.
  */
 final class LogicalTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(LogicalTransaction.class);
@@ -152,8 +153,8 @@ final class LogicalTransaction {
     }
 
     /**
-     * The routed connection closes: a transaction begun with SQL is rolled back, then every physical
-     * connection goes back to its pool.
+     * The routed connection closes: a transaction begun with SQL is rolled back and the cursors are
+     * closed, then every physical connection goes back to its pool.
      */
     void close() throws SQLException {
         physicals.control.close();
@@ -161,8 +162,8 @@ final class LogicalTransaction {
     }
 
     /**
-     * Returns every physical connection to its pool, but for one that a transaction begun with SQL
-     * lives on, which keeps the routed connection's mode; the next statement binds anew.
+     * Returns every physical connection to its pool, but for one that a transaction begun with SQL or
+     * a cursor lives on, which keeps the routed connection's mode; the next statement binds anew.
      */
     private void releaseAll() throws SQLException {
         final PhysicalConnections p = physicals;

@@ -33,7 +33,7 @@ final class PhysicalConnections {
     final long lsnWaitNanos;
     final RoutingMetrics metrics;
     final CarriedSettings settings = new CarriedSettings();
-    /** Transactions begun with SQL, which keep their statements on one connection. */
+    /** Transactions begun and cursors declared with SQL, which keep their statements on one connection. */
     final SqlControl control = new SqlControl(this);
 
     boolean autoCommit = true;
@@ -285,7 +285,7 @@ final class PhysicalConnections {
 
     /**
      * The replica connection stays bound across a transaction's begin or end, because a transaction
-     * begun with SQL lives on it: it gets the mode the next statements need there, as
+     * begun with SQL or a cursor lives on it: it gets the mode the next statements need there, as
      * {@link #configure} gives a connection just borrowed.
      */
     void replicaKept() throws SQLException {

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * ({@link PhysicalConnections#replicaCursorWanted}).</li>
  * <li><b>When it is a {@code SET} or {@code RESET}</b> ({@code setting} not null) and has run: it is
  * then carried over to every other physical connection of the unit of work.</li>
- * <li><b>When it begins or ends a transaction</b> ({@code setting} not null too): what it
- * did is recorded ({@link SqlControl}), also when it failed.</li>
+ * <li><b>When it begins or ends a transaction, or opens, uses or closes a cursor</b> ({@code setting}
+ * not null too): what it did is recorded ({@link SqlControl}), also when it failed.</li>
  * </ul>
  * {@link #getConnection()} answers the routed connection, never the physical one, so that code
  * holding a statement cannot bypass routing.
@@ -56,7 +56,7 @@ final class RoutedStatement extends RecordingPreparedStatement {
     private final Object columns;
     /**
      * The SQL of this statement if the routed connection must see it run ({@link SqlControl#watched}:
-     * a {@code SET} or {@code RESET}, a transaction statement), else {@code null}.
+     * a {@code SET} or {@code RESET}, a transaction or cursor statement), else {@code null}.
      */
     private final String setting;
     /** Its classification: the setting's scope and name, the statement's control. */
@@ -199,7 +199,7 @@ final class RoutedStatement extends RecordingPreparedStatement {
 
     /**
      * After the statement ran ({@code ok}) or failed: a setting that ran is recorded to be carried
-     * over; what a transaction statement did is recorded.
+     * over; what a transaction or cursor statement did is recorded.
      */
     private void ran(boolean ok) {
         if (setting != null) {

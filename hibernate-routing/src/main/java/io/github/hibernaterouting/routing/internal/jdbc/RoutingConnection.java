@@ -273,7 +273,7 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
         closed = true;
         router.released();
         // HikariCP rolls back a connection returned with an open JDBC transaction; one begun with SQL
-        // is rolled back first.
+        // and cursors are ended first.
         transaction.close();
     }
 

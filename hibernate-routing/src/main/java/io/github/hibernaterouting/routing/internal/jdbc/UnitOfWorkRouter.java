@@ -20,9 +20,9 @@ import java.sql.SQLException;
  * {@link StatementRouter} where it goes, applies the write policy before a write, and binds the
  * physical connection. Holds the connection's binding to its session's routing state.
  *
- * <p>Before the classifier's verdict, what earlier SQL left on a physical connection decides: every
- * statement of a transaction begun with SQL runs where that transaction runs ({@link SqlControl}).
- * Not thread-safe, like the connection.
+ * <p>Before the classifier's verdict, what earlier SQL left on a physical connection decides: a
+ * cursor's statements run where it was declared, and every statement of a transaction begun with SQL
+ * where that transaction runs ({@link SqlControl}). Not thread-safe, like the connection.
  */
 final class UnitOfWorkRouter {
     private final JdbcRouting routing;
@@ -34,7 +34,7 @@ final class UnitOfWorkRouter {
     private boolean strategyFresh;
     /**
      * The SQL of the statement {@link #route} just routed if the connection must see it run (a setting,
-     * a transaction statement: {@link SqlControl#watched}), for {@link #prepared}; else null.
+     * a transaction or cursor statement: {@link SqlControl#watched}), for {@link #prepared}; else null.
      */
     private String routedSetting;
 
@@ -151,7 +151,11 @@ final class UnitOfWorkRouter {
      * The physical connection {@code statement} must run on because of what earlier SQL left there,
      * or {@code null} to route it as usual:
      * <ul>
+     * <li>a statement on a cursor ({@code FETCH}, {@code MOVE}, {@code CLOSE}, and a {@code DECLARE}
+     * of a name in use, which the server refuses) runs where that cursor was declared;</li>
      * <li>inside a transaction begun with SQL, every statement runs where it runs;</li>
+     * <li>a statement on a cursor this connection does not know (one a function opened, say) runs on
+     * the primary, where such functions run;</li>
      * <li>a read-write {@code BEGIN} in auto-commit mode begins its transaction on the primary. Inside a
      * JDBC transaction, where PostgreSQL only warns about a {@code BEGIN}, a {@code BEGIN} or a
      * savepoint keeps the rest of a read-write transaction on the primary, as one transaction there.
@@ -162,6 +166,15 @@ final class UnitOfWorkRouter {
     private Connection held(SessionRouting unit, Strategy strategy, Classification statement) throws SQLException {
         final SqlControl control = physicals.control;
         final Control kind = statement.control();
+        final boolean onCursor = kind == Control.CURSOR_USE || kind == Control.CURSOR_CLOSE;
+        if (onCursor || kind == Control.CURSOR_OPEN) {
+            final Connection cursor = kind == Control.CURSOR_CLOSE && statement.cursorName() == null
+                    ? control.anyCursor()
+                    : control.cursor(statement.cursorName());
+            if (cursor != null) {
+                return runOn(cursor, unit, strategy, statement);
+            }
+        }
         if (control.transaction() != null) {
             final Connection pinned = runOn(control.transaction(), unit, strategy, statement);
             if (pinned != null) {
@@ -170,6 +183,9 @@ final class UnitOfWorkRouter {
         }
         if (strategy == Strategy.REPLICA) {
             return null;
+        }
+        if (onCursor) {
+            return physicals.usePrimary(unit, RouteReason.TRANSACTION);
         }
         final boolean begin = kind == Control.BEGIN || kind == Control.BEGIN_READ_ONLY;
         if (physicals.autoCommit
@@ -181,10 +197,10 @@ final class UnitOfWorkRouter {
     }
 
     /**
-     * {@code physical}, a bound connection that holds a transaction, for {@code statement}: a write
-     * there goes through the write policy on the primary; on a replica it runs in that connection's
-     * read-only transaction and the server refuses it (under {@code REPLICA} the policy refuses it
-     * first). {@code null} if {@code physical} is no longer bound.
+     * {@code physical}, a bound connection that holds a transaction or cursor, for {@code statement}:
+     * a write there goes through the write policy on the primary; on a replica it runs in that
+     * connection's read-only transaction and the server refuses it (under {@code REPLICA} the policy
+     * refuses it first). {@code null} if {@code physical} is no longer bound.
      */
     private Connection runOn(Connection physical, SessionRouting unit, Strategy strategy, Classification statement)
             throws SQLException {

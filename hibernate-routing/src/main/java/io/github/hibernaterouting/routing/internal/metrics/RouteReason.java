@@ -16,8 +16,8 @@ public enum RouteReason {
     FORCED("forced"),
     /**
      * A read inside a transaction that is already on the primary, or pinned there by
-     * {@code transactions=PRIMARY}; or, on any node, a statement of a transaction begun with SQL, which
-     * runs on the connection that holds it.
+     * {@code transactions=PRIMARY}; or, on any node, a statement of a transaction begun with SQL or on a
+     * cursor, which runs on the connection that holds it.
      */
     TRANSACTION("transaction"),
     /**

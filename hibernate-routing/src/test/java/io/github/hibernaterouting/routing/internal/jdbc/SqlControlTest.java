@@ -24,9 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where the statements of a transaction begun with SQL run, on a fake JDBC layer: every statement
- * from {@code BEGIN} to its end on the server the {@code BEGIN} went to. {@code SqlTransactionControlIT}
- * shows the same on a real primary and standbys.
+ * Where the statements of a transaction begun with SQL and of a cursor run, on a fake JDBC layer:
+ * every statement from {@code BEGIN} to its end on the server the {@code BEGIN} went to, a cursor's
+ * statements where it was declared. {@code SqlTransactionControlIT} and {@code SqlCursorsIT} show the
+ * same on a real primary and standbys.
  */
 class SqlControlTest {
     private FakeServer primary;
@@ -104,5 +105,16 @@ class SqlControlTest {
         final PreparedStatement begin = connection.prepareStatement("begin");
         begin.close();
         assertThat(run("select 1")).as("prepared, never run").isEqualTo("replica");
+    }
+
+    @Test
+    void cursorStatements_runWhereTheCursorWasDeclared_andUnknownCursorsOnThePrimary() throws SQLException {
+        assertThat(run("declare c cursor with hold for select 1")).isEqualTo("replica");
+        assertThat(run("insert into item (id) values (1)")).isEqualTo("primary");
+        assertThat(run("fetch 1 from c")).as("after the unit of work escalated").isEqualTo("replica");
+        assertThat(run("move first in C")).isEqualTo("replica");
+        assertThat(run("close c")).isEqualTo("replica");
+        assertThat(run("fetch 1 from c")).as("closed: unknown").isEqualTo("primary");
+        assertThat(run("fetch all in \"<unnamed portal 1>\"")).isEqualTo("primary");
     }
 }
