@@ -36,6 +36,8 @@ final class PhysicalConnections {
     final JtaTransactions jta;
 
     final CarriedSettings settings = new CarriedSettings();
+    /** Transactions begun and cursors declared with SQL, which keep their statements on one connection. */
+    final SqlControl control = new SqlControl(this);
 
     boolean autoCommit = true;
     boolean readOnly;
@@ -294,7 +296,17 @@ final class PhysicalConnections {
                 classification,
                 physical != null && physical == primary,
                 physical != null && physical == replica,
-                !autoCommit);
+                !autoCommit || control.transaction() != null);
+    }
+
+    /**
+     * The replica connection stays bound across a transaction's begin or end, because a transaction
+     * begun with SQL or a cursor lives on it: it gets the mode the next statements need there, as
+     * {@link #configure} gives a connection just borrowed.
+     */
+    void replicaKept() throws SQLException {
+        replicaTransaction = !autoCommit && (control.transaction() == replica || replicaTransactionNeeded());
+        replica.setAutoCommit(!replicaTransaction);
     }
 
     /** The connection for metadata-like calls: whatever is bound, else the primary. */

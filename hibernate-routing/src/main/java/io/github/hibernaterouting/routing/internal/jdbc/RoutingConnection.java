@@ -272,8 +272,9 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
         }
         closed = true;
         router.released();
-        // HikariCP rolls back a connection returned with an open transaction.
-        transaction.release();
+        // HikariCP rolls back a connection returned with an open JDBC transaction; one begun with SQL
+        // and cursors are ended first.
+        transaction.close();
     }
 
     @Override

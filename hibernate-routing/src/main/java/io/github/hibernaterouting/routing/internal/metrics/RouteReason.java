@@ -19,7 +19,11 @@ public enum RouteReason {
      * overwrites it (the lost-update check), whatever the strategy.
      */
     VERIFY("verify"),
-    /** A read inside a transaction that is already on the primary, or pinned there by {@code transactions=PRIMARY}. */
+    /**
+     * A read inside a transaction that is already on the primary, or pinned there by
+     * {@code transactions=PRIMARY}; or, on any node, a statement of a transaction begun with SQL or on a
+     * cursor, which runs on the connection that holds it.
+     */
     TRANSACTION("transaction"),
     /**
      * A read on the primary because of the transaction's isolation level: a read-write transaction
