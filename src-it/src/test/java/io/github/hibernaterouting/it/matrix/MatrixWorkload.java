@@ -550,20 +550,26 @@ final class MatrixWorkload {
         }
     }
 
-    /** One unit of work that reads another thread's counter, or the versioned shared one, 3–5 times, 2 ms apart. */
+    /**
+     * One unit of work that reads another thread's counter, or the versioned shared one (which every thread
+     * increments), 3–6 times, 1–15 ms apart: long enough for a pause to end, a marker to change or a pool to
+     * free up between two reads.
+     */
     private void readUnit(Random random, EntityManagerFactory emf, int thread) {
         final boolean shared = random.nextBoolean();
         final int other = (thread + 1 + random.nextInt(THREADS - 1)) % THREADS;
-        final int[] paths = new int[3 + random.nextInt(3)];
+        final int[] paths = new int[3 + random.nextInt(4)];
+        final int[] gaps = new int[paths.length];
         for (int i = 0; i < paths.length; i++) {
             paths[i] = random.nextInt(4);
+            gaps[i] = 1 + random.nextInt(15);
         }
         final long unit = units.incrementAndGet();
         try (RoutingScope ignored = scope(thread, null);
                 EntityManager em = emf.createEntityManager()) {
             for (int i = 0; i < paths.length; i++) {
                 if (i > 0) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(gaps[i]));
                 }
                 em.clear(); // the next find asks the second-level cache or the database again
                 final boolean served = shared
