@@ -17,10 +17,12 @@ import java.util.function.IntSupplier;
 /**
  * The faults of a cell, while its actors run: WAL replay paused on one standby or both (50–800 ms) and
  * resumed, again and again; once a third of the operations ran, a standby stopped (fast shutdown) for
- * about a second and started again. With Redis ({@code redis} not null): at half the operations Redis
- * stops answering for 1.5 s ({@code CLIENT PAUSE}, longer than the library's 1 s command timeout, so
- * marker stores, reads and raises fail while Redis keeps its data), and at two thirds Redis restarts
- * empty.
+ * about a second and started again. With Redis ({@code redis} not null), twice (at 45 % and 85 % of
+ * the operations): both standbys pause, then Redis stops answering for 1.2 s ({@code CLIENT PAUSE},
+ * longer than the library's 1 s command timeout, so marker stores, reads and raises fail while Redis
+ * keeps its data), and the standbys resume 0.6 s after Redis. A mutation that committed meanwhile has
+ * an acknowledged write whose marker raise failed, on standbys that lack it, while a concurrent mutation
+ * of the same actor may have raised the marker just before. At 65 % Redis restarts empty.
  */
 final class MatrixFaults extends Thread {
     private final PostgresCluster cluster;
@@ -28,7 +30,7 @@ final class MatrixFaults extends Thread {
     private final Random random;
     private final IntSupplier progress;
     private final int stopAt;
-    private final int redisPauseAt;
+    private final List<Integer> redisPausesAt;
     private final int redisRestartAt;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
@@ -46,15 +48,15 @@ final class MatrixFaults extends Thread {
         this.random = new Random(seed ^ 0x5DEECE66DL);
         this.progress = progress;
         this.stopAt = expectedOps / 3;
-        this.redisPauseAt = expectedOps / 2;
-        this.redisRestartAt = expectedOps * 2 / 3;
+        this.redisPausesAt = List.of(expectedOps * 45 / 100, expectedOps * 85 / 100);
+        this.redisRestartAt = expectedOps * 65 / 100;
     }
 
     @Override
     public void run() {
         final long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
         boolean stopped = false;
-        boolean redisPaused = redis == null;
+        int redisPauses = redis == null ? redisPausesAt.size() : 0;
         boolean redisRestarted = redis == null;
         try {
             while (running.get() && System.nanoTime() < deadline) {
@@ -68,10 +70,13 @@ final class MatrixFaults extends Thread {
                     stopped = true;
                     continue;
                 }
-                if (!redisPaused && progress.getAsInt() >= redisPauseAt) {
-                    log.add("Redis CLIENT PAUSE 1500 ms at op " + progress.getAsInt());
-                    pauseRedis(1500);
-                    redisPaused = true;
+                if (redisPauses < redisPausesAt.size() && progress.getAsInt() >= redisPausesAt.get(redisPauses)) {
+                    log.add("standbys paused, Redis CLIENT PAUSE 1200 ms at op " + progress.getAsInt());
+                    cluster.standbys().forEach(cluster::pauseReplay);
+                    pauseRedis(1200);
+                    nap(600);
+                    cluster.standbys().forEach(cluster::resumeReplay);
+                    redisPauses++;
                     continue;
                 }
                 if (!redisRestarted && progress.getAsInt() >= redisRestartAt) {
