@@ -22,7 +22,9 @@ import java.util.Locale;
  * <p>Uses {@code redis-server} from the PATH when present, otherwise the Linux binary shipped inside
  * the {@code com.github.codemonstur:embedded-redis} jar (extracted once into
  * {@code ~/.cache/hibernate-routing/}). {@link #stop()}/{@link #kill()} followed by {@link #restart()}
- * bring it back on the same port, for fault-injection tests. Thread-safe; failures throw
+ * bring it back on the same port, for fault-injection tests; {@link #snapshot()} and
+ * {@link #restartFrom(Path)} bring it back with older data, as a restore from a backup would.
+ * Thread-safe; failures throw
  * {@link TestkitException} naming the log file. {@link #close()} stops it and deletes its temp directory.
  */
 public final class RedisServer implements AutoCloseable {
@@ -33,6 +35,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final ServerProcess process;
     private boolean closed;
+    private int snapshots;
 
     private RedisServer(Path binary) {
         this.workDir = ServerProcess.createTempDir(null, "hrtk-redis-");
@@ -118,6 +121,63 @@ public final class RedisServer implements AutoCloseable {
                 "answer PING within 30s");
     }
 
+    /**
+     * Saves the data set now ({@code SAVE}) and returns a copy of the RDB file, for
+     * {@link #restartFrom(Path)}. The server keeps running, and {@link #restart()} still starts it
+     * empty. The copy lives in {@link #workDir()} and goes with it.
+     *
+     * @throws TestkitException if the server does not answer {@code SAVE} with {@code +OK}
+     */
+    public synchronized Path snapshot() {
+        final String reply = command("SAVE", 30_000);
+        if (!"+OK".equals(reply)) {
+            throw new TestkitException("Redis on port " + port + " answered SAVE with " + reply + "; see " + logFile());
+        }
+        final Path copy = workDir.resolve("snapshot-" + ++snapshots + ".rdb");
+        try {
+            Files.move(dumpFile(), copy, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not keep the RDB file of " + this, e);
+        }
+        return copy;
+    }
+
+    /**
+     * Restarts the server from an RDB file made by {@link #snapshot()}, as a restore from a backup
+     * (or a failover to a replica that was that far behind) would: a new process, with a new
+     * {@code run_id}, holding the data as it was then, less the keys whose expiry time has passed.
+     * Waits until it answers PING, which it does once the file is loaded. A later {@link #restart()}
+     * starts empty again.
+     */
+    public synchronized void restartFrom(Path snapshot) {
+        if (closed) {
+            throw new IllegalStateException("The Redis server is closed");
+        }
+        process.stop(STOP_GRACE);
+        try {
+            Files.copy(snapshot, dumpFile(), StandardCopyOption.REPLACE_EXISTING);
+            process.start();
+            process.awaitReady(
+                    "Redis on port " + port + " (from " + snapshot.getFileName() + ")",
+                    this::ping,
+                    System.nanoTime() + START_TIMEOUT.toNanos(),
+                    "answer PING within 30s");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not restore " + snapshot + " for " + this, e);
+        } finally {
+            try {
+                Files.deleteIfExists(dumpFile());
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not remove the restored RDB file of " + this, e);
+            }
+        }
+    }
+
+    /** Where Redis reads and writes its RDB file: {@code dump.rdb} in its working directory. */
+    private Path dumpFile() {
+        return workDir.resolve("dump.rdb");
+    }
+
     /** Stops the server (SIGTERM, SIGKILL after 30 s); the port then refuses connections. */
     public synchronized void stop() {
         process.stop(STOP_GRACE);
@@ -151,16 +211,27 @@ public final class RedisServer implements AutoCloseable {
 
     /** Sends a raw RESP PING; true on "+PONG". */
     private boolean ping() {
+        return "+PONG".equals(command("PING", 1000));
+    }
+
+    /** Sends one inline command and returns the first line of the reply, or {@code null} if the server cannot be reached. */
+    private String command(String command, int timeoutMillis) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-            socket.setSoTimeout(1000);
+            socket.setSoTimeout(timeoutMillis);
             OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            byte[] reply = socket.getInputStream().readNBytes(7);
-            return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+            InputStream in = socket.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                if (c != '\r') {
+                    line.append((char) c);
+                }
+            }
+            return line.toString();
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 

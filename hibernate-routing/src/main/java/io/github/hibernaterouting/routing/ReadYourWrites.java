@@ -41,9 +41,9 @@ public final class ReadYourWrites {
 
     /**
      * The actor's stamp, read from the primary's actors' table ({@code actor_stamps=TABLE}) or this
-     * instance's memory; never from a replica. Pass it to {@link RoutingScope.Builder#minimum}. Most
-     * applications load the stamp column together with the actor in their own authentication query
-     * instead, which costs no extra round trip.
+     * instance's memory; never from a replica. A scope with the actor needs none of this: the library
+     * reads the stamp itself. Use it where reads must reflect another actor's stamp, through
+     * {@link RoutingScope.Builder#minimum}, or to stamp a message handled for the actor.
      *
      * @return the stamp, or {@code null} if the actor has none or routing is off
      */
@@ -65,7 +65,10 @@ public final class ReadYourWrites {
      * Stores the shared Redis marker that says {@code actor} has a mutation starting, so every
      * instance sends the actor's reads to the primary until the mutation commits. The servlet filter
      * calls this before a mutating request's handler runs; inside a scope with an actor the library
-     * also does it before the first write. A no-op without {@code hibernate.routing.redis.uri}.
+     * also does it before the first write. Call it inside a {@link RoutingScope} of {@code actor}: the
+     * scope's next commit then removes this pending entry (and only this one); outside such a scope it
+     * keeps the actor on the primary until the marker window ends. A no-op without
+     * {@code hibernate.routing.redis.uri}.
      *
      * @throws ConsistencyMarkerException if Redis cannot be reached: do not run the mutation
      */

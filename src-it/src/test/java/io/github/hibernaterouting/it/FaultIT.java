@@ -24,9 +24,12 @@ import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -559,6 +562,62 @@ class FaultIT {
             assertThat(actorSeesRow(instanceB, actor, seq))
                     .as("after Redis came back empty, B must still read the actor's write")
                     .isTrue();
+        }
+    }
+
+    /**
+     * A Redis restored from a backup (an RDB file), or failed over to a replica that was behind, keeps
+     * {@code <prefix>:alive} but lost the markers written since: here the actor's. It is another Redis
+     * process, with another {@code run_id}; instance B must notice and send the actor to the primary
+     * for one window, and not to a standby that lacks the actor's write.
+     */
+    @Test
+    void redisRestoredFromAnOlderSnapshot_anotherInstanceStillReadsTheActorsWrite() throws Exception {
+        final String actor = "restored-actor-" + UUID.randomUUID();
+        final int seq = (int) (System.nanoTime() & 0x3fffffff);
+        // Paused standbys stay eligible (no time bound), so only the actor's stamp keeps the actor off them.
+        final Map<String, Object> shared = Map.of(
+                RoutingSettings.REDIS_URI,
+                redis.uri(),
+                RoutingSettings.MAX_REPLICA_LAG,
+                "0",
+                RoutingSettings.REDIS_WINDOW,
+                "3s");
+        final EntityManagerFactory instanceA = emf(cluster, shared);
+        final EntityManagerFactory instanceB = emf(cluster, shared);
+        try (instanceA;
+                instanceB;
+                RedisClient client = RedisClient.create(redis.uri())) {
+            awaitMarkerStorable(instanceA);
+            awaitMarkerStorable(instanceB);
+            // Whatever start-up window this Redis began is over before the backup: the backup's alive key is old.
+            awaitActorReadsOnStandbys(instanceB, "probe-" + UUID.randomUUID());
+            final Path backup = redis.snapshot();
+
+            cluster.standbys().forEach(cluster::pauseReplay);
+            try (RoutingScope ignored = RoutingScope.builder().actor(actor).open()) {
+                insertRow(instanceA, 300, seq);
+            }
+            assertThat(actorSeesRow(instanceB, actor, seq))
+                    .as("before: B reads the write through the marker")
+                    .isTrue();
+
+            redis.restartFrom(backup);
+            awaitMarkerStorable(instanceB);
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThat(connection.sync().exists("hibernate-routing:alive"))
+                        .as("the restore kept the alive key")
+                        .isEqualTo(1L);
+                assertThat(connection.sync().exists("hibernate-routing:replication:" + actor))
+                        .as("the restore lost the actor's marker")
+                        .isZero();
+            }
+            assertThat(actorSeesRow(instanceB, actor, seq))
+                    .as("after Redis was restored from an older snapshot, B must still read the actor's write")
+                    .isTrue();
+            assertThat(nodesServingActor(instanceB, actor, 4))
+                    .as("for one window after the restore, the actor reads from the primary")
+                    .containsExactly(cluster.primary());
         }
     }
 

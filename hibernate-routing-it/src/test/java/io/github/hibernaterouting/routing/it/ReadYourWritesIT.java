@@ -22,12 +22,18 @@ import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
+import io.lettuce.core.AclCategory;
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,13 +42,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.hibernate.Session;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,7 +84,10 @@ class ReadYourWritesIT {
         onPrimary(
                 cluster,
                 "drop table if exists users; create table users (id text primary key, name text, read_after_write_lsn pg_lsn)");
-        onPrimary(cluster, "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy')");
+        onPrimary(
+                cluster,
+                "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy'), "
+                        + "('frank', 'Frank'), ('grace', 'Grace')");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         emf = emf(cluster, Map.of());
     }
@@ -169,6 +182,95 @@ class ReadYourWritesIT {
         }
     }
 
+    /**
+     * {@code actor_stamps=TABLE}, the default actor resolution, no Redis: instance B knows nothing of
+     * the actor's write through A but what the actors' table on the primary says, and must read it
+     * itself, once per scope.
+     */
+    @Test
+    void tableStamps_areReadByTheLibrary_soASecondInstanceSeesTheActorsWrite_readingTheStampOncePerScope()
+            throws IOException {
+        final Map<String, Object> table = Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE");
+        final EntityManagerFactory instanceA = emf(cluster, table);
+        final EntityManagerFactory instanceB = emf(cluster, table);
+        try (instanceA;
+                instanceB) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(instanceA, "frank", "written through A");
+            for (int i = 0; i < 10; i++) {
+                assertThat(readNoteAs(instanceB, "frank", null, id)).isNotEqualTo(paused);
+            }
+
+            final long logSize = Files.size(cluster.primary().logFile());
+            try (RoutingScope ignored = RoutingScope.builder().actor("frank").open()) {
+                for (int i = 0; i < 3; i++) {
+                    try (EntityManager em = instanceB.createEntityManager()) {
+                        assertThat(em.find(Note.class, id)).isNotNull();
+                    }
+                }
+            }
+            assertThat(primaryLogSince(logSize)
+                            .filter(line -> line.contains("hibernate-routing actor-stamp"))
+                            .count())
+                    .as("the stamp is read from the primary once per scope")
+                    .isEqualTo(1);
+        }
+    }
+
+    /**
+     * A unit of work that holds a primary connection (in auto-commit: a statement forced to the
+     * primary, then a read) reads the actor's stamp on that connection; with a primary pool of one
+     * connection a second one could only be had by waiting for the pool's timeout.
+     */
+    @Test
+    void tableStampRead_usesThePrimaryConnectionTheUnitOfWorkHolds() {
+        final EntityManagerFactory writer = emf(cluster, Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE"));
+        final EntityManagerFactory onePrimaryConnection = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE,
+                        "1",
+                        RoutingSettings.PRIMARY_CONNECTION_TIMEOUT,
+                        "1s"));
+        try (writer;
+                onePrimaryConnection) {
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            final long id = writeNoteAs(writer, "grace", "written through another instance");
+            for (int i = 0; i < 4; i++) {
+                try (RoutingScope ignored =
+                                RoutingScope.builder().actor("grace").open();
+                        EntityManager em = onePrimaryConnection.createEntityManager()) {
+                    final int[] ports = new int[2];
+                    em.unwrap(Session.class).doWork(connection -> {
+                        ports[0] = serverPort(connection, "/*+ hibernate.routing.strategy=PRIMARY */ ");
+                        ports[1] = serverPort(connection, "");
+                    });
+                    assertThat(cluster.nodeForPort(ports[0])).isEqualTo(cluster.primary());
+                    assertThat(cluster.nodeForPort(ports[1]))
+                            .as("the read after it, on the replica that has the write, found by the stamp")
+                            .isEqualTo(cluster.standby(2));
+                }
+            }
+        }
+    }
+
+    private static int serverPort(java.sql.Connection connection, String hint) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(hint + "select inet_server_port()");
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static java.util.stream.Stream<String> primaryLogSince(long offset) throws IOException {
+        final byte[] log = Files.readAllBytes(cluster.primary().logFile());
+        return new String(log, (int) offset, log.length - (int) offset).lines();
+    }
+
     @Test
     void tableStamps_withoutTheColumn_failAtBootstrapWithTheSchemaSnippet() {
         final Map<String, Object> settings = new HashMap<>();
@@ -238,6 +340,117 @@ class ReadYourWritesIT {
         }
     }
 
+    /**
+     * Twice as many writing actors as the primary pool has connections, each with a table stamp, and
+     * commits that start only when the committing units of work hold every connection of the pool: a
+     * stamp update that needed a second connection would wait for the pool's timeout and then fail.
+     * No unit of work may need two primary connections at once.
+     */
+    @Test
+    void tableStamps_withMoreWritersThanPrimaryConnections_areAdvancedWithoutASecondConnection() throws Exception {
+        final int poolSize = 5;
+        final int writers = 2 * poolSize;
+        final int rounds = 4;
+        final Duration poolTimeout = Duration.ofSeconds(2);
+        final List<String> actors = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            actors.add("pool-writer-" + i);
+        }
+        onPrimary(
+                cluster,
+                "insert into users (id, name) select id, id from unnest(array['" + String.join("','", actors)
+                        + "']) as id on conflict (id) do nothing");
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final EntityManagerFactory stamped = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE,
+                        Integer.toString(poolSize),
+                        RoutingSettings.PRIMARY_CONNECTION_TIMEOUT,
+                        poolTimeout.toMillis() + "ms",
+                        RoutingSettings.METER_REGISTRY,
+                        meters));
+        final ExecutorService threads = Executors.newFixedThreadPool(writers);
+        try (stamped) {
+            // Warm up (one write per actor, one at a time), so that only the pool makes anyone wait below.
+            for (String actor : actors) {
+                writeNoteAs(stamped, actor, "warm-up");
+            }
+            // An actor without a row in the table still gets its commit's position (writeNoteAs checks it).
+            writeNoteAs(stamped, "no-row-" + UUID.randomUUID(), "no stamp row");
+            // Trips when as many units of work as the pool has connections are about to commit, holding them all.
+            final CyclicBarrier allConnectionsHeld = new CyclicBarrier(poolSize);
+            // Every writer commits once per round, holding no connection between rounds: two batches of
+            // poolSize per round, so that never fewer writers than poolSize are left to meet.
+            final CyclicBarrier roundDone = new CyclicBarrier(writers);
+            final Map<String, ConsistencyToken> lastCommits = new java.util.concurrent.ConcurrentHashMap<>();
+            final ConcurrentLinkedQueue<Duration> commitTimes = new ConcurrentLinkedQueue<>();
+            final List<Future<?>> done = new ArrayList<>();
+            for (String actor : actors) {
+                done.add(threads.submit(() -> {
+                    for (int round = 0; round < rounds; round++) {
+                        try (RoutingScope scope =
+                                        RoutingScope.builder().actor(actor).open();
+                                EntityManager em = stamped.createEntityManager()) {
+                            em.getTransaction().begin();
+                            em.persist(new Note(actor));
+                            em.flush();
+                            allConnectionsHeld.await(20, TimeUnit.SECONDS);
+                            final long start = System.nanoTime();
+                            em.getTransaction().commit();
+                            commitTimes.add(Duration.ofNanos(System.nanoTime() - start));
+                            lastCommits.put(actor, scope.lastCommit());
+                        }
+                        roundDone.await(20, TimeUnit.SECONDS);
+                    }
+                    return null;
+                }));
+            }
+            final List<String> failures = new ArrayList<>();
+            for (Future<?> f : done) {
+                try {
+                    f.get(120, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    Throwable root = e.getCause();
+                    while (root.getCause() != null) {
+                        root = root.getCause();
+                    }
+                    failures.add(root.toString());
+                }
+            }
+            assertThat(meters.find("hibernate.routing.actor_stamps.errors").counters().stream()
+                            .mapToDouble(Counter::count)
+                            .sum())
+                    .as("failed stamp updates")
+                    .isZero();
+            assertThat(failures).as("writers that failed").isEmpty();
+            assertThat(commitTimes)
+                    .as("no commit waits for the pool's timeout")
+                    .hasSize(writers * rounds)
+                    .allSatisfy(time -> assertThat(time).isLessThan(poolTimeout));
+            for (String actor : actors) {
+                final ConsistencyToken stamp = ConsistencyToken.ofLsn(
+                        stringOnPrimary("select read_after_write_lsn::text from users where id = '" + actor + "'"));
+                assertThat(stamp)
+                        .as("%s's stamp in the table, after its last commit at %s", actor, lastCommits.get(actor))
+                        .isNotNull()
+                        .isGreaterThanOrEqualTo(lastCommits.get(actor));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String stringOnPrimary(String sql) throws SQLException {
+        try (java.sql.Connection c = cluster.connect(cluster.primary());
+                java.sql.Statement statement = c.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
     @Test
     void twoInstancesSharingRedis_respectEachOthersWrites_untilTheWindowEndsAndReplicasCatchUp() throws Exception {
         // No time bound: the paused standby must stay eligible however slow this machine is, so that
@@ -261,9 +474,10 @@ class ReadYourWritesIT {
             final Node paused = cluster.standby(1);
             cluster.pauseReplay(paused);
             final long id = writeNoteAs(instanceA, "service-key-1", "through A");
-            assertThat(connection.sync().get("hibernate-routing:replication:service-key-1"))
-                    .as("the marker holds the commit's position")
-                    .matches("[0-9a-f]{16}");
+            assertThat(connection.sync().hgetall("hibernate-routing:replication:service-key-1"))
+                    .as("the marker holds the commit's position, and no pending mutation any more")
+                    .containsOnlyKeys("lsn")
+                    .hasEntrySatisfying("lsn", lsn -> assertThat(lsn).matches("[0-9a-f]{16}"));
             for (int i = 0; i < 10; i++) {
                 assertThat(readNoteAs(instanceB, "service-key-1", null, id)).isNotEqualTo(paused);
             }
@@ -332,6 +546,86 @@ class ReadYourWritesIT {
         }
     }
 
+    /**
+     * Two mutations of one actor run at once through instance A (two requests): M2 stores its pending
+     * marker and writes, M1 then writes and commits, and only then M2 commits, but its marker cannot
+     * be raised (instance A's Redis user may no longer run scripts, as good as Redis being unreachable
+     * for that moment). M1's commit must not have cleared M2's pending state: instance B, reading for
+     * the actor, must see M2's write, although the replicas have replayed M1's.
+     */
+    @Test
+    void concurrentMutationsOfOneActor_neverClearEachOthersPendingMarker() throws Exception {
+        final String actor = "two-requests-" + UUID.randomUUID();
+        final String user = "writer-" + UUID.randomUUID();
+        // No time bound: the paused standbys stay eligible, so only the marker keeps the actor off them.
+        final Map<String, Object> shared = Map.of(
+                RoutingSettings.REDIS_URI,
+                redis.uri(),
+                RoutingSettings.REDIS_WINDOW,
+                "8s",
+                RoutingSettings.MAX_REPLICA_LAG,
+                "0");
+        final Map<String, Object> asWriter = new HashMap<>(shared);
+        asWriter.put(RoutingSettings.REDIS_URI, "redis://" + user + ":secret@127.0.0.1:" + redis.port());
+        final ExecutorService secondRequest = Executors.newSingleThreadExecutor();
+        try (RedisClient client = RedisClient.create(redis.uri());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync()
+                    .aclSetuser(
+                            user,
+                            AclSetuserArgs.Builder.on()
+                                    .addPassword("secret")
+                                    .allKeys()
+                                    .allCommands());
+            final EntityManagerFactory instanceA = emf(cluster, asWriter);
+            final EntityManagerFactory instanceB = emf(cluster, shared);
+            try (instanceA;
+                    instanceB) {
+                // A Redis seen without data may have lost markers: one window on the primary first.
+                awaitActorReadsOnReplicas(instanceB, "probe-" + UUID.randomUUID());
+                final CountDownLatch m2Written = new CountDownLatch(1);
+                final CountDownLatch m2MayCommit = new CountDownLatch(1);
+                final Future<Long> m2 = secondRequest.submit(() -> {
+                    try (RoutingScope ignored =
+                                    RoutingScope.builder().actor(actor).open();
+                            EntityManager em = instanceA.createEntityManager()) {
+                        // As the servlet filter does before a mutation's handler.
+                        ReadYourWrites.beforeMutation(instanceA, actor);
+                        em.getTransaction().begin();
+                        final Note note = new Note("M2");
+                        em.persist(note);
+                        em.flush();
+                        m2Written.countDown();
+                        assertThat(m2MayCommit.await(30, TimeUnit.SECONDS)).isTrue();
+                        em.getTransaction().commit();
+                        return note.id;
+                    }
+                });
+                assertThat(m2Written.await(30, TimeUnit.SECONDS))
+                        .as("M2 has written")
+                        .isTrue();
+                writeNoteAs(instanceA, actor, "M1");
+                // Both standbys replay M1, whose position the marker now holds, then replay nothing more.
+                cluster.awaitCaughtUp(Duration.ofSeconds(30));
+                cluster.standbys().forEach(cluster::pauseReplay);
+                admin.sync().aclSetuser(user, AclSetuserArgs.Builder.removeCategory(AclCategory.SCRIPTING));
+                m2MayCommit.countDown();
+                final long m2Id = m2.get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < 10; i++) {
+                    assertThat(readNoteAs(instanceB, actor, null, m2Id).isPrimary())
+                            .as("M2's marker could not be raised: it stays pending, so the primary")
+                            .isTrue();
+                }
+            }
+        } finally {
+            secondRequest.shutdownNow();
+            try (RedisClient client = RedisClient.create(redis.uri());
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                admin.sync().aclDeluser(user);
+            }
+        }
+    }
+
     /** Waits (bounded) until the actor's reads are served by replicas only, after Redis's start-up window. */
     private static void awaitActorReadsOnReplicas(EntityManagerFactory factory, String actor) {
         final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
@@ -356,20 +650,28 @@ class ReadYourWritesIT {
             assertThat(nodesServing(withRedis, "erin", 4))
                     .as("markers may have been lost: the primary")
                     .containsExactly(cluster.primary());
-            assertThat(connection.sync().get("hibernate-routing:alive"))
-                    .as("the loss was noticed and the window started")
-                    .isNotNull();
+            assertThat(connection.sync().hgetall("hibernate-routing:alive"))
+                    .as("the loss was noticed and the window started, for this Redis process")
+                    .containsKeys("run_id", "since")
+                    .containsEntry("run_id", runId(connection));
             awaitActorReadsOnReplicas(withRedis, "erin");
         }
     }
 
+    /** The run id of the Redis process {@code connection} talks to. */
+    private static String runId(StatefulRedisConnection<String, String> connection) {
+        return connection
+                .sync()
+                .info("server")
+                .lines()
+                .filter(line -> line.startsWith("run_id:"))
+                .map(line -> line.substring("run_id:".length()).trim())
+                .findFirst()
+                .orElseThrow();
+    }
+
     private static boolean causeChainHas(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
+        return RoutingItSupport.causeOfType(e, type) != null;
     }
 
     @Test

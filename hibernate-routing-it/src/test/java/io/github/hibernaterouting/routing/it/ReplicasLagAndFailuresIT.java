@@ -8,7 +8,11 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -28,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Several replicas, their lag and their failures: a session keeps one replica while new sessions
  * are balanced over both; a replica beyond the lag bound gets no reads; a stopped replica is skipped
  * under {@code FALLBACK} (the primary serves when none is left) and used again once started, and
- * surfaces under {@code FAIL}.
+ * surfaces under {@code FAIL}; and a unit of work whose read fell back to the primary never reads a
+ * replica that is behind what the primary returned (monotonic reads).
  */
 @ExtendWith(RoutingLeakCheck.class)
 class ReplicasLagAndFailuresIT extends RoutingFixture {
@@ -106,6 +111,79 @@ class ReplicasLagAndFailuresIT extends RoutingFixture {
                         .hasStackTraceContaining("No replica can serve this read (replica-down)")
                         .hasStackTraceContaining(RoutingSettings.REPLICA_FAILURE + "=FAIL");
             }
+        }
+    }
+
+    /**
+     * Both standbys miss a change the primary has: a read that needs the change falls back to the
+     * primary. Returns the note's id; the note reads "new" on the primary and "old" on the standbys.
+     */
+    private long noteChangedBehindPausedStandbys() throws SQLException {
+        final long id = createNote("old");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        pauseAllStandbys();
+        onPrimary(cluster, "update note set text = 'new' where id = " + id);
+        return id;
+    }
+
+    /** Reads the note in a scope whose minimum position no standby has replayed: it falls back to the primary. */
+    private static void firstReadFallsBack(EntityManager em, long id) {
+        final ConsistencyToken now = ReadYourWrites.currentPosition(emf);
+        try (RoutingScope ignored = RoutingScope.builder().minimum(now).open()) {
+            assertThat(em.find(Note.class, id).text).isEqualTo("new");
+            assertThat(servedBy(cluster, em)).as("the read fell back").isEqualTo(cluster.primary());
+        }
+        em.clear();
+    }
+
+    @Test
+    void fallbackToPrimary_sticks_theUnitNeverReadsAReplicaBehindWhatThePrimaryReturned() throws SQLException {
+        final long id = noteChangedBehindPausedStandbys();
+        try (EntityManager em = emf.createEntityManager()) {
+            firstReadFallsBack(em, id);
+
+            // The next statement, outside the scope: it has no minimum of its own.
+            assertThat(em.find(Note.class, id).text)
+                    .as("next statement of the unit")
+                    .isEqualTo("new");
+            assertThat(servedBy(cluster, em)).isEqualTo(cluster.primary());
+            em.clear();
+
+            em.getTransaction().begin();
+            assertThat(em.find(Note.class, id).text)
+                    .as("next transaction of the unit")
+                    .isEqualTo("new");
+            assertThat(servedBy(cluster, em)).isEqualTo(cluster.primary());
+            em.getTransaction().commit();
+            em.clear();
+
+            // Once a standby has replayed past what the primary returned, the unit may read there, and
+            // only there: the other one is still behind.
+            cluster.resumeReplay(cluster.standby(2));
+            cluster.awaitReplay(cluster.standby(2), cluster.currentWalLsn(), Duration.ofSeconds(30));
+            runtime(emf).checkReplicasNow();
+            for (int i = 0; i < 4; i++) {
+                em.getTransaction().begin();
+                assertThat(em.find(Note.class, id).text).isEqualTo("new");
+                assertThat(servedBy(cluster, em)).isEqualTo(cluster.standby(2));
+                em.getTransaction().commit();
+                em.clear();
+            }
+        }
+    }
+
+    @Test
+    void fallbackToPrimary_sticks_evenForStaleReads() throws SQLException {
+        final long id = noteChangedBehindPausedStandbys();
+        try (EntityManager em = emf.createEntityManager()) {
+            firstReadFallsBack(em, id);
+            em.setProperty(RoutingSettings.STRATEGY, Strategy.STALE_READ.name());
+            em.getTransaction().begin();
+            assertThat(em.find(Note.class, id).text)
+                    .as("a STALE_READ read after the fallback")
+                    .isEqualTo("new");
+            assertThat(servedBy(cluster, em)).isEqualTo(cluster.primary());
+            em.getTransaction().commit();
         }
     }
 }

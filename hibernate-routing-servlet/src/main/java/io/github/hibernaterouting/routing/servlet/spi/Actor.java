@@ -6,14 +6,14 @@ import java.util.Objects;
 /**
  * Whoever must see their own writes in a request: a user, an API key, a service identity.
  *
- * <p>Applications that load the user row on the primary during authentication should read the
- * stamp column in the same query and pass it here: the filter then needs no extra round trip to
- * learn how fresh the actor's reads must be.
+ * <p>A stamp given here is combined with what the library knows of the actor (this instance's
+ * memory, the Redis marker, and with {@code actor_stamps=TABLE} the actors' table, which it reads
+ * from the primary itself); the later wins.
  *
  * @param key the actor's key, as the library stores stamps and Redis markers under it: 1 to 200
  * characters, not blank; never a secret, since it appears in Redis keys
- * @param stamp the WAL position of the actor's last committed write, or {@code null} if unknown
- * (the library then uses what this instance's memory and the Redis marker know)
+ * @param stamp a WAL position the actor's reads must reflect, for example the stamp column loaded
+ * with the user row on the primary, or {@code null}
  */
 public record Actor(String key, ConsistencyToken stamp) {
     /**

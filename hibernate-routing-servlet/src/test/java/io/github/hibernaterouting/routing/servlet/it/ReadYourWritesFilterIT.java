@@ -166,9 +166,10 @@ class ReadYourWritesFilterIT {
         return cluster.nodeForPort(Integer.parseInt(port));
     }
 
-    private static String marker(String key) {
+    /** The actor's Redis marker, a hash ({@code lsn}, {@code pending:<id>} fields); empty if there is none. */
+    private static Map<String, String> marker(String key) {
         try (StatefulRedisConnection<String, String> connection = redisClient.connect()) {
-            return connection.sync().get("hibernate-routing:replication:" + key);
+            return connection.sync().hgetall("hibernate-routing:replication:" + key);
         }
     }
 
@@ -241,7 +242,7 @@ class ReadYourWritesFilterIT {
         final HttpResponse<String> refused = post(TestApplication.REFUSED_KEY, "must not be written");
         assertThat(refused.statusCode()).isEqualTo(401);
         assertThat(refused.headers().firstValue("X-Consistency-Token")).isEmpty();
-        assertThat(marker(TestApplication.REFUSED_KEY)).as("no Redis marker").isNull();
+        assertThat(marker(TestApplication.REFUSED_KEY)).as("no Redis marker").isEmpty();
         assertThat(TestApplication.mutationHandlerRuns.get()).as("handler runs").isEqualTo(runs);
         assertThat(notesOnPrimary()).isEqualTo(notes);
     }
@@ -250,7 +251,7 @@ class ReadYourWritesFilterIT {
     void requestAlreadyAnswered403_passesThroughWithoutARoutingScope() {
         final HttpResponse<String> read = get("/notes/" + oldNote, TestApplication.SUSPENDED_KEY);
         assertThat(read.headers().firstValue(TestApplication.SCOPE)).hasValue("none");
-        assertThat(marker(TestApplication.SUSPENDED_KEY)).isNull();
+        assertThat(marker(TestApplication.SUSPENDED_KEY)).isEmpty();
     }
 
     @Test
@@ -259,8 +260,9 @@ class ReadYourWritesFilterIT {
         createdId(created);
         final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
         assertThat(marker("heidi"))
-                .as("the marker holds the commit's position")
-                .isEqualTo(token.substring("rl1.".length()));
+                .as(
+                        "the marker holds the commit's position, and the commit removed the pending field the filter stored")
+                .containsExactly(Map.entry("lsn", token.substring("rl1.".length())));
     }
 
     // --- headers ---
@@ -274,6 +276,56 @@ class ReadYourWritesFilterIT {
         assertThat(servedBy(get("/notes/" + oldNote, "ivan", "X-Force-Primary", "false"))
                         .isPrimary())
                 .isFalse();
+    }
+
+    @Test
+    void forcePrimaryAndStrongConsistency_winOverAStaleReadOrReplicaPropertyOrHint() {
+        for (String strategy : new String[] {"STALE_READ", "REPLICA"}) {
+            for (String via : new String[] {"property", "hint"}) {
+                final String path = "/notes/" + oldNote + "?strategy=" + strategy + "&via=" + via;
+                final HttpResponse<String> forced = get(path, "ivan", "X-Force-Primary", "true");
+                assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+                assertThat(servedBy(forced))
+                        .as("X-Force-Primary: true, with %s as %s", strategy, via)
+                        .isEqualTo(cluster.primary());
+                assertThat(servedBy(get(path, "judy", "Consistency", "strong")))
+                        .as("Consistency: strong, with %s as %s", strategy, via)
+                        .isEqualTo(cluster.primary());
+                assertThat(servedBy(get(path, "judy")).isPrimary())
+                        .as("without a header, %s as %s reads a replica", strategy, via)
+                        .isFalse();
+            }
+        }
+        final HttpResponse<String> annotated = get("/api/notes/" + oldNote + "/stale", "olga", "Consistency", "strong");
+        assertThat(servedBy(annotated))
+                .as("Consistency: strong on a @RoutingStrategy(STALE_READ) method")
+                .isEqualTo(cluster.primary());
+    }
+
+    @Test
+    void consistencyToken_isAFloor_staleReadAndReplicaReadsStillSeeTheWrite() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = post("peggy", "peggy's note");
+        final long id = createdId(created);
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        final String[] paths = {
+            "/notes/" + id + "?strategy=STALE_READ&via=property",
+            "/notes/" + id + "?strategy=STALE_READ&via=hint",
+            "/notes/" + id + "?strategy=REPLICA&via=property",
+            "/notes/" + id + "?strategy=REPLICA&via=hint",
+            "/api/notes/" + id + "/stale"
+        };
+        for (String path : paths) {
+            for (int i = 0; i < 4; i++) {
+                final HttpResponse<String> read = get(path, "quentin", "X-Consistency-Token", token);
+                assertThat(read.statusCode())
+                        .as("quentin's read #%s of %s with peggy's token, served by %s", i, path, servedBy(read))
+                        .isEqualTo(200);
+                assertThat(read.body()).isEqualTo("peggy's note");
+                assertThat(servedBy(read)).isNotEqualTo(paused);
+            }
+        }
     }
 
     @Test

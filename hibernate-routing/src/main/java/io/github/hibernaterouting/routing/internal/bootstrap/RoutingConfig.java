@@ -3,10 +3,10 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static io.github.hibernaterouting.routing.RoutingSettings.*;
 import static io.github.hibernaterouting.routing.internal.bootstrap.SettingValues.*;
 
+import io.github.hibernaterouting.routing.ConsistencySettings.ActorStamps;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
-import io.github.hibernaterouting.routing.RoutingSettings.ActorStamps;
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.Masking;
@@ -44,8 +44,26 @@ public final class RoutingConfig {
     private static final String[] PRIMARY_PASSWORD_KEYS = {
         "jakarta.persistence.jdbc.password", "hibernate.connection.password", "javax.persistence.jdbc.password"
     };
+    /** Where Hibernate, a container or a framework puts the persistence unit's data source. */
+    private static final String[] PRIMARY_DATASOURCE_KEYS = {
+        "hibernate.connection.datasource",
+        "jakarta.persistence.jtaDataSource",
+        "jakarta.persistence.nonJtaDataSource",
+        "javax.persistence.jtaDataSource",
+        "javax.persistence.nonJtaDataSource"
+    };
 
     public final String primaryUrl;
+    /**
+     * The primary as a data source the application or its server supplies (a {@code DataSource} or a
+     * JNDI name), or {@code null} when the library builds a pool from {@link #primaryUrl}.
+     */
+    public final Object primaryDataSource;
+    /** Replicas as supplied data sources ({@code DataSource}s or JNDI names); empty with {@link #replicaUrls}. */
+    public final List<Object> replicaDataSources;
+    /** Whether the persistence unit's transactions are JTA transactions. */
+    public final boolean jta;
+
     public final String primaryUser;
     final String primaryPassword;
     public final List<String> replicaUrls;
@@ -80,18 +98,24 @@ public final class RoutingConfig {
     public final Duration redisTimeout;
     public final Duration lsnWait;
     public final Duration lsnPollInterval;
+    /** Hibernate's own connection settings, for the pools and the routed connections. */
+    final ConnectionSettings connection;
 
     /** Pool sizing for one kind of target. */
     public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {}
 
     private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
-        primaryUrl = first(settings, PRIMARY_URL_KEYS);
+        primaryDataSource = DataSourceSettings.primary(settings, PRIMARY_DATASOURCE_KEYS);
+        replicaDataSources = DataSourceSettings.replicas(settings);
+        jta = DataSourceSettings.jta(settings);
+        primaryUrl = primaryDataSource != null ? null : first(settings, PRIMARY_URL_KEYS);
         primaryUser = first(settings, PRIMARY_USER_KEYS);
         primaryPassword = first(settings, PRIMARY_PASSWORD_KEYS);
         replicaUrls = replicaUrls(settings, env, primaryUrl);
         replicaUser = orElse(orElse(string(settings, REPLICA_USER), env.apply(ENV_REPLICA_USER)), primaryUser);
         replicaPassword =
                 orElse(orElse(string(settings, REPLICA_PASSWORD), env.apply(ENV_REPLICA_PASSWORD)), primaryPassword);
+        connection = ConnectionSettings.from(settings);
         strategy = Strategy.interpret(orElse(string(settings, STRATEGY), DEFAULT_STRATEGY), STRATEGY);
         transactions = enumValue(settings, TRANSACTIONS, TransactionMode.class, DEFAULT_TRANSACTIONS);
         loadBalancing = enumValue(settings, LOAD_BALANCING, LoadBalancing.class, DEFAULT_LOAD_BALANCING);
@@ -104,17 +128,28 @@ public final class RoutingConfig {
                 integer(settings, CIRCUIT_BREAKER_FAILURE_THRESHOLD, DEFAULT_CIRCUIT_BREAKER_FAILURE_THRESHOLD, 1);
         circuitBreakerOpenDuration =
                 duration(settings, CIRCUIT_BREAKER_OPEN_DURATION, DEFAULT_CIRCUIT_BREAKER_OPEN_DURATION, Duration.ZERO);
+        // hibernate.hikari.* and hibernate.connection.pool_size / min_pool_size are the defaults of both kinds of pool.
+        final Object maximumPoolSize = connection.maximumPoolSize;
+        final Object minimumIdle = connection.minimumIdle;
         primaryPool = new PoolConfig(
-                integer(settings, PRIMARY_MAXIMUM_POOL_SIZE, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE, 1),
-                integer(settings, PRIMARY_MINIMUM_IDLE, DEFAULT_PRIMARY_MINIMUM_IDLE, 0),
+                integer(
+                        settings,
+                        PRIMARY_MAXIMUM_POOL_SIZE,
+                        orElse(maximumPoolSize, DEFAULT_PRIMARY_MAXIMUM_POOL_SIZE),
+                        1),
+                integer(settings, PRIMARY_MINIMUM_IDLE, orElse(minimumIdle, DEFAULT_PRIMARY_MINIMUM_IDLE), 0),
                 duration(
                         settings,
                         PRIMARY_CONNECTION_TIMEOUT,
-                        DEFAULT_PRIMARY_CONNECTION_TIMEOUT,
+                        orElse(connection.primaryConnectionTimeout, DEFAULT_PRIMARY_CONNECTION_TIMEOUT),
                         Duration.ofMillis(250)));
         replicaPool = new PoolConfig(
-                integer(settings, REPLICA_MAXIMUM_POOL_SIZE, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE, 1),
-                integer(settings, REPLICA_MINIMUM_IDLE, DEFAULT_REPLICA_MINIMUM_IDLE, 0),
+                integer(
+                        settings,
+                        REPLICA_MAXIMUM_POOL_SIZE,
+                        orElse(maximumPoolSize, DEFAULT_REPLICA_MAXIMUM_POOL_SIZE),
+                        1),
+                integer(settings, REPLICA_MINIMUM_IDLE, orElse(minimumIdle, DEFAULT_REPLICA_MINIMUM_IDLE), 0),
                 duration(
                         settings,
                         REPLICA_CONNECTION_TIMEOUT,
@@ -137,14 +172,11 @@ public final class RoutingConfig {
         redisTimeout = duration(settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis(10));
         lsnWait = duration(settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO);
         lsnPollInterval = duration(settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis(1));
-        checkPoolSizes(primaryPool, PRIMARY_MINIMUM_IDLE, PRIMARY_MAXIMUM_POOL_SIZE);
-        checkPoolSizes(replicaPool, REPLICA_MINIMUM_IDLE, REPLICA_MAXIMUM_POOL_SIZE);
-        if (!replicaUrls.isEmpty() && primaryUrl == null) {
-            throw RoutingConfigurationException.withMessage(
-                    REPLICA_URLS,
-                    "'" + REPLICA_URLS + "' is set but the persistence unit names no primary: "
-                            + "set 'jakarta.persistence.jdbc.url' (or 'hibernate.connection.url') to the primary's JDBC URL");
-        }
+        checkPoolSizes(
+                primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
+        checkPoolSizes(
+                replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
+        DataSourceSettings.check(this, settings);
     }
 
     /**
@@ -160,11 +192,19 @@ public final class RoutingConfig {
 
     /** Whether any replica is configured; without one the library stays out of the way entirely. */
     public boolean routingEnabled() {
-        return !replicaUrls.isEmpty();
+        return !replicaUrls.isEmpty() || !replicaDataSources.isEmpty();
+    }
+
+    /** How many replicas are configured, as URLs or as data sources. */
+    public int replicaCount() {
+        return replicaDataSources.isEmpty() ? replicaUrls.size() : replicaDataSources.size();
     }
 
     /** Whether {@code settings} ask for routing, without validating the rest; used before services exist. */
     public static boolean routingRequested(Map<String, ?> settings, UnaryOperator<String> env) {
+        if (DataSourceSettings.replicasRequested(settings)) {
+            return true;
+        }
         final String primary = first(settings, PRIMARY_URL_KEYS);
         final Object raw =
                 settings.containsKey(REPLICA_URLS) ? settings.get(REPLICA_URLS) : env.apply(ENV_REPLICA_URLS);
@@ -246,6 +286,16 @@ public final class RoutingConfig {
         return value;
     }
 
+    /** The key a pool size came from: the routing key if set, else the Hibernate or HikariCP one it defaulted to. */
+    private String source(Map<String, ?> settings, String routingKey) {
+        if (string(settings, routingKey) != null) {
+            return routingKey;
+        }
+        final String other =
+                routingKey.endsWith("minimum_idle") ? connection.minimumIdleKey : connection.maximumPoolSizeKey;
+        return other != null ? other : routingKey;
+    }
+
     private static void checkPoolSizes(PoolConfig pool, String minKey, String maxKey) {
         if (pool.minimumIdle() > pool.maximumPoolSize()) {
             throw new RoutingConfigurationException(
@@ -272,8 +322,15 @@ public final class RoutingConfig {
     /** The configuration as a log line: URLs masked, passwords never included. */
     @Override
     public String toString() {
-        return "RoutingConfig[primary=" + Masking.url(primaryUrl)
-                + ", replicas=" + replicaUrls.stream().map(Masking::url).collect(Collectors.toList())
+        return "RoutingConfig[primary="
+                + (primaryDataSource != null ? DataSourceSettings.describe(primaryDataSource) : Masking.url(primaryUrl))
+                + (jta ? " (JTA)" : "")
+                + ", replicas="
+                + (replicaDataSources.isEmpty()
+                        ? replicaUrls.stream().map(Masking::url).collect(Collectors.toList())
+                        : replicaDataSources.stream()
+                                .map(DataSourceSettings::describe)
+                                .collect(Collectors.toList()))
                 + ", strategy=" + strategy + ", transactions=" + transactions + ", loadBalancing=" + loadBalancing
                 + ", maxReplicaLagBytes=" + maxReplicaLagBytes + ", maxReplicaLag=" + maxReplicaLag
                 + ", replicaFailure=" + replicaFailure + ", healthCheckInterval=" + healthCheckInterval

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,9 +32,12 @@ public final class ActorStamps implements AutoCloseable {
     /** The actors' table of {@code actor_stamps=TABLE}: names already checked to be plain identifiers. */
     public record StampTable(String table, String keyColumn, String column) {}
 
+    /** The table as checked at bootstrap: its name qualified with its schema, and the key column's type. */
+    private record CheckedTable(String qualifiedName, String keyType) {}
+
     private final Cache<String, Long> memory;
     private final DataSource primary;
-    private final String advanceSql;
+    private final String commitSql;
     private final String readSql;
     private final RedisMarker redis;
     private final RoutingMetrics metrics;
@@ -51,24 +55,39 @@ public final class ActorStamps implements AutoCloseable {
         this.primary = primary;
         this.metrics = metrics;
         if (table != null) {
-            final String keyType = checkTable(table, primary);
-            advanceSql = "update " + table.table() + " set " + table.column() + " = greatest(" + table.column()
-                    + ", ?::pg_lsn) where " + table.keyColumn() + " = ?::" + keyType;
-            readSql = "select " + table.column() + "::text from " + table.table() + " where " + table.keyColumn()
-                    + " = ?::" + keyType;
+            // Both statements run on the application's primary connections, whose search_path a carried
+            // SET may have changed: they name the table found at bootstrap, with its schema.
+            final CheckedTable checked = checkTable(table, primary);
+            final String where = " where " + table.keyColumn() + " = ?::" + checked.keyType();
+            // The commit's position and the stamp raised to it, in one round trip on the connection that
+            // committed. A data-modifying WITH runs even if nothing reads it, so an actor without a row
+            // still gets the position. Being volatile, the position is computed once.
+            commitSql = "with position as (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
+                    + "stamp as (update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
+                    + table.column() + ", (select lsn from position))" + where + ") "
+                    + "select lsn::text from position";
+            // Tagged, so that server logs tell the library's reads of the stamp from the application's.
+            readSql = "/* hibernate-routing actor-stamp */ select " + table.column() + "::text from "
+                    + checked.qualifiedName() + where;
         } else {
-            advanceSql = null;
+            commitSql = null;
             readSql = null;
         }
         this.redis = redis;
     }
 
-    /** Checks that the table and both columns exist and the stamp column is {@code pg_lsn}; returns the key column's type. */
-    private static String checkTable(StampTable config, DataSource primary) {
-        final String sql = "select a.attname, format_type(a.atttypid, a.atttypmod) from pg_attribute a "
+    /**
+     * Checks that the table and both columns exist and the stamp column is {@code pg_lsn}; returns the
+     * table's schema-qualified name and the key column's type.
+     */
+    private static CheckedTable checkTable(StampTable config, DataSource primary) {
+        final String sql = "select a.attname, format_type(a.atttypid, a.atttypmod), "
+                + "quote_ident(n.nspname) || '.' || quote_ident(c.relname) "
+                + "from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace "
                 + "where a.attrelid = to_regclass(?) and a.attname in (?, ?) and not a.attisdropped";
         String keyType = null;
         String stampType = null;
+        String qualifiedName = null;
         try (Connection connection = primary.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, config.table());
@@ -76,6 +95,7 @@ public final class ActorStamps implements AutoCloseable {
             statement.setString(3, config.column());
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
+                    qualifiedName = rs.getString(3);
                     if (rs.getString(1).equals(config.keyColumn())) {
                         keyType = rs.getString(2);
                     }
@@ -107,7 +127,7 @@ public final class ActorStamps implements AutoCloseable {
                             + "') in table '" + config.table() + "'"
                             + (stampType == null ? "; add it with: " + snippet : ", but it is " + stampType));
         }
-        return keyType;
+        return new CheckedTable(qualifiedName, keyType);
     }
 
     public boolean redisEnabled() {
@@ -115,11 +135,14 @@ public final class ActorStamps implements AutoCloseable {
     }
 
     /**
-     * The position {@code actor}'s reads must reflect, from memory and the Redis marker:
-     * {@link Lsn#UNKNOWN} if none, {@link #PRIMARY_ONLY} if a mutation is pending or the marker
-     * cannot be read.
+     * The position {@code actor}'s reads must reflect, from memory, the Redis marker and the actors'
+     * table on the primary ({@code actor_stamps=TABLE}), the latest of them: {@link Lsn#UNKNOWN} if
+     * none, {@link #PRIMARY_ONLY} if a mutation is pending or the marker or the table cannot be read.
+     *
+     * @param heldPrimary the primary connection the unit of work holds (in auto-commit), on which the
+     *     table is read; {@code null} if it holds none, and then one is borrowed from the pool for the read
      */
-    public long minimumFor(String actor) {
+    public long minimumFor(String actor, Connection heldPrimary) {
         final Long remembered = memory.getIfPresent(actor);
         if (remembered != null && remembered == PRIMARY_ONLY) {
             return PRIMARY_ONLY;
@@ -138,40 +161,66 @@ public final class ActorStamps implements AutoCloseable {
                 return PRIMARY_ONLY;
             }
         }
+        if (readSql != null) {
+            try {
+                minimum = Lsn.max(minimum, readTable(actor, heldPrimary));
+            } catch (SQLException e) {
+                metrics.stampError("read");
+                LOG.warn(
+                        "Could not read the stamp of an actor from the actors' table ({}); its reads use the primary",
+                        e.getMessage());
+                return PRIMARY_ONLY;
+            }
+        }
         return minimum;
+    }
+
+    /** {@link #minimumFor(String, Connection)} for code that holds no primary connection. */
+    public long minimumFor(String actor) {
+        return minimumFor(actor, null);
     }
 
     /** The stamp in the actors' table, read from the primary ({@code actor_stamps=TABLE}); else what memory holds. */
     public long readFromPrimary(String actor) throws SQLException {
         final Long remembered = memory.getIfPresent(actor);
-        long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
-        if (readSql != null) {
-            try (Connection connection = primary.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(readSql)) {
-                statement.setString(1, actor);
-                try (ResultSet rs = statement.executeQuery()) {
-                    if (rs.next() && rs.getString(1) != null) {
-                        stamp = Lsn.max(stamp, Lsn.parse(rs.getString(1)));
-                    }
-                }
+        final long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
+        return readSql == null ? stamp : Lsn.max(stamp, readTable(actor, null));
+    }
+
+    /** The stamp column of {@code actor}'s row, on {@code heldPrimary} or else on a connection borrowed for it. */
+    private long readTable(String actor, Connection heldPrimary) throws SQLException {
+        if (heldPrimary != null) {
+            return readTableOn(heldPrimary, actor);
+        }
+        try (Connection connection = primary.getConnection()) {
+            return readTableOn(connection, actor);
+        }
+    }
+
+    private long readTableOn(Connection connection, String actor) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(readSql)) {
+            statement.setString(1, actor);
+            try (ResultSet rs = statement.executeQuery()) {
+                return rs.next() && rs.getString(1) != null ? Lsn.parse(rs.getString(1)) : Lsn.UNKNOWN;
             }
         }
-        return stamp;
     }
 
     /**
      * Records that {@code actor} has a mutation starting, in the shared marker.
      *
+     * @return the id of the mutation's pending entry, for {@link #advance}; {@code null} without Redis
      * @throws RedisMarker.Unavailable if the marker cannot be stored: the mutation must not run
      */
-    public void beforeMutation(String actor) throws RedisMarker.Unavailable {
-        if (redis != null) {
-            try {
-                redis.markPending(actor);
-            } catch (RedisMarker.Unavailable e) {
-                metrics.markerError("store");
-                throw e;
-            }
+    public String beforeMutation(String actor) throws RedisMarker.Unavailable {
+        if (redis == null) {
+            return null;
+        }
+        try {
+            return redis.markPending(actor);
+        } catch (RedisMarker.Unavailable e) {
+            metrics.markerError("store");
+            throw e;
         }
     }
 
@@ -181,27 +230,45 @@ public final class ActorStamps implements AutoCloseable {
     }
 
     /**
-     * Advances {@code actor}'s stamp to {@code lsn} everywhere, after its write committed. A failure
-     * is logged and counted but not thrown: the write is committed, and a pending Redis marker keeps
-     * the actor's reads on the primary until it expires.
+     * The WAL position of the write just committed on {@code committed}, the primary connection that
+     * committed it, now in auto-commit; with {@code actor_stamps=TABLE} and an actor, the same
+     * statement raises the actor's stamp in the table to it. On that connection, so that the commit
+     * needs no second one from the pool. A failed stamp update is logged and counted, and the position
+     * read alone.
+     *
+     * @param actor the scope's actor, or {@code null}
+     * @throws SQLException if the position cannot be read
      */
-    public void advance(String actor, long lsn) {
-        // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
-        memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
-        if (advanceSql != null) {
-            try (Connection connection = primary.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(advanceSql)) {
-                statement.setString(1, Lsn.format(lsn));
-                statement.setString(2, actor);
-                statement.executeUpdate();
+    public long commitPosition(Connection committed, String actor) throws SQLException {
+        if (commitSql != null && actor != null) {
+            try (PreparedStatement statement = committed.prepareStatement(commitSql)) {
+                statement.setString(1, actor);
+                try (ResultSet rs = statement.executeQuery()) {
+                    if (rs.next()) {
+                        return Lsn.parse(rs.getString(1));
+                    }
+                }
             } catch (SQLException e) {
-                metrics.stampError();
+                metrics.stampError("advance");
                 LOG.error("Could not advance the stamp of an actor in {}: {}", "the actors' table", e.getMessage());
             }
         }
+        return WalPositions.insertPosition(committed);
+    }
+
+    /**
+     * Advances {@code actor}'s stamp to {@code lsn} in memory and in the Redis marker, after its write
+     * committed (the actors' table was raised with {@link #commitPosition}), and removes the pending
+     * entries of the mutations that committed ({@code pendingIds}, from {@link #beforeMutation}) from
+     * the marker. A failure is logged and counted but not thrown: the write is committed, and its
+     * pending entry keeps the actor's reads on the primary until it expires.
+     */
+    public void advance(String actor, long lsn, List<String> pendingIds) {
+        // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
+        memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
         if (redis != null) {
             try {
-                redis.raise(actor, lsn);
+                redis.raise(actor, lsn, pendingIds);
             } catch (RedisMarker.Unavailable e) {
                 metrics.markerError("raise");
                 LOG.warn(

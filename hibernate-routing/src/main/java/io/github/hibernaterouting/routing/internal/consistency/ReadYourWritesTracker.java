@@ -1,6 +1,8 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.Strategy;
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -20,11 +22,15 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     }
 
     /**
-     * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
-     * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
-     * a mutation pending. The actor is looked up once per scope.
+     * The WAL position reads in the current scope must reflect: the scope's minimum (position floors
+     * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none,
+     * {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending. The actor is looked up
+     * once per scope (memory, Redis, the actors' table).
+     *
+     * @param heldPrimary the primary connection the unit of work holds, or {@code null}: the stamp is
+     *     read on it, so that a unit of work never needs two connections from the primary pool at once
      */
-    public long requiredPosition() {
+    public long requiredPosition(Connection heldPrimary) {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope == null) {
             return Lsn.UNKNOWN;
@@ -32,7 +38,7 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         long required = scope.minimum();
         final String actor = scope.actor();
         if (actor != null) {
-            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor));
+            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor, heldPrimary));
             if (stamp == ActorStamps.PRIMARY_ONLY) {
                 return ActorStamps.PRIMARY_ONLY;
             }
@@ -42,8 +48,28 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     }
 
     /**
-     * Before the first write of the current scope's actor: stores the shared mutation marker, once
-     * per scope, so that other instances send the actor's reads to the primary until it commits.
+     * The WAL position a read must reflect whatever its strategy, for reads that require no position
+     * of their own ({@code STALE_READ}, {@code REPLICA}): the position floors of the current scopes
+     * (a client's consistency token); under a {@code READ_AFTER_WRITE} floor, everything
+     * {@link #requiredPosition} holds. {@link Lsn#UNKNOWN} if none.
+     *
+     * @param heldPrimary as for {@link #requiredPosition}
+     */
+    public long floorPosition(Connection heldPrimary) {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return Lsn.UNKNOWN;
+        }
+        return scope.effectiveFloor() == Strategy.READ_AFTER_WRITE
+                ? requiredPosition(heldPrimary)
+                : scope.floorPosition();
+    }
+
+    /**
+     * Before a write of the current scope's actor: stores a pending entry in the shared mutation
+     * marker, so that other instances send the actor's reads to the primary until the write's
+     * position is there. Once per scope until a commit of the actor's takes the entry; a scope
+     * nested in one of the same actor uses the enclosing scope's entry.
      *
      * @throws ConsistencyMarkerException if the marker cannot be stored; nothing was written
      */
@@ -65,15 +91,18 @@ public final class ReadYourWritesTracker implements AutoCloseable {
      * @throws ConsistencyMarkerException if Redis cannot be reached
      */
     public void beforeMutation(String actor) {
+        final String pendingId;
         try {
-            stamps.beforeMutation(actor);
+            pendingId = stamps.beforeMutation(actor);
         } catch (RedisMarker.Unavailable e) {
             throw new ConsistencyMarkerException(e.getMessage(), e);
         }
-        // Called from outside (the servlet filter) inside the actor's scope: the first write need not store it again.
+        // Called from outside (the servlet filter) inside the actor's scope: the first write need not
+        // store it again, and the scope's next commit removes this entry. Outside the actor's scope no
+        // commit can know it: it counts until the window ends.
         final ScopeFrame scope = ScopeFrame.current();
         if (scope != null && actor.equals(scope.actor())) {
-            scope.setMarked(this);
+            scope.setMarked(this, pendingId);
         }
     }
 
@@ -82,8 +111,22 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         return ScopeFrame.current() != null;
     }
 
-    /** Records a committed write: in the current scopes (for the response token) and in the actor's stamp. */
-    public void committed(long lsn) {
+    /**
+     * Records a write just committed on {@code primary}, the connection that committed it (now in
+     * auto-commit): reads its position there, raising the actor's stamp in the actors' table in the
+     * same statement, and records it in the current scopes (for the response token) and in the actor's
+     * stamp in memory and Redis.
+     *
+     * @throws SQLException if the position cannot be read: see {@link #commitPositionUnknown}
+     */
+    public void committed(Connection primary) throws SQLException {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            committed(stamps.commitPosition(primary, scope.actor()));
+        }
+    }
+
+    private void committed(long lsn) {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope == null) {
             return;
@@ -92,7 +135,8 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         scope.forgetResolved();
         final String actor = scope.actor();
         if (actor != null) {
-            stamps.advance(actor, lsn);
+            // The commit covers the writes made under the scope's pending entries: remove those, no other.
+            stamps.advance(actor, lsn, scope.takeMarks(this));
         }
     }
 
@@ -110,6 +154,9 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         final String actor = scope.actor();
         if (actor != null) {
             stamps.primaryOnly(actor);
+            // The scope's pending entries stay in Redis until they expire: they are all that keeps the
+            // actor's reads through other instances on the primary. A later write stores a new one.
+            scope.takeMarks(this);
         }
     }
 

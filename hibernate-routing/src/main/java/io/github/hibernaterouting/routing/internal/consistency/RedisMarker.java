@@ -2,74 +2,50 @@ package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.internal.Masking;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shared mutation marker in Redis: {@code <prefix>:replication:<actor>}, holding the WAL position
- * the actor must see ({@code P} while a mutation has started but not yet committed), with an expiry.
+ * The shared mutation marker in Redis: {@code <prefix>:replication:<actor>}, a hash holding the WAL
+ * position the actor must see ({@code lsn}: the latest committed one, 16 hex digits) and one field
+ * per mutation that has started but whose position is not there yet ({@code pending:<id>}: when it
+ * stops counting, by Redis's clock). Each store or raise restarts the key's window (its expiry).
+ * While any pending field counts, the actor's reads use the primary. A mutation's raise removes its
+ * own pending field only, so concurrent mutations of one actor never clear each other's.
  *
  * <p>Every instance of the application shares it, so an actor's write through one instance is
  * respected by reads through another. Failure rules: a failed read means "use the
  * primary"; a failed store before a mutation rejects the mutation; every command times out after
- * the configured timeout (1 s by default). The connection is made lazily and re-made after Redis
- * comes back, at most one attempt per timeout period. Thread-safe.
+ * the configured timeout (1 s by default).
+ *
+ * <p>Markers lost by Redis (a restart without persistence, a flush, a restore from a backup, a
+ * failover to a replica that was behind) are noticed through {@code <prefix>:alive}: it names the
+ * Redis process ({@code run_id}) that created it and when. Each connection learns the {@code run_id}
+ * of the process at its other end ({@code INFO server}) before it is used, so the two always belong
+ * together: the connection is the library's own, made lazily and made again after it broke (at
+ * most one attempt per timeout period), never silently reconnected elsewhere. A connection whose
+ * {@code run_id} cannot be learned is not used: the marker counts as unavailable. Thread-safe.
  */
 public final class RedisMarker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisMarker.class);
-    static final String PENDING = "P";
-    /** Raises the marker to a later position, never lowers it; positions are 16 lower-case hex digits. */
-    private static final String RAISE = """
-			local current = redis.call('GET', KEYS[1])
-			if (not current) or current == 'P' or current < ARGV[1] then
-			  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-			else
-			  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-			end
-			return 1""";
-
-    /**
-     * Reads a marker, unless Redis lost its data recently. {@code <prefix>:alive} holds the time (by
-     * Redis's clock) it was created; it is missing after Redis restarted empty or was flushed, and
-     * then markers of writes made just before may be gone. For one window after the key is
-     * (re)created, every actor's reads go to the primary ('R'); after that, lost markers would have
-     * expired anyway.
-     */
-    private static final String READ = """
-			local t = redis.call('TIME')
-			local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-			local alive = redis.call('GET', KEYS[2])
-			if not alive then
-			  redis.call('SET', KEYS[2], tostring(now), 'NX')
-			  return 'R'
-			end
-			if now - tonumber(alive) < tonumber(ARGV[1]) then
-			  return 'R'
-			end
-			local value = redis.call('GET', KEYS[1])
-			if not value then
-			  return ''
-			end
-			return value""";
-
-    static final String RECENTLY_RESET = "R";
-    /** Creates the liveness key if missing, with Redis's time: at bootstrap, so the start-up window begins there. */
-    private static final String INIT = """
-			local t = redis.call('TIME')
-			redis.call('SET', KEYS[1], tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), 'NX')
-			return 1""";
 
     /** The marker could not be read or written. */
     public static final class Unavailable extends Exception {
@@ -80,29 +56,36 @@ public final class RedisMarker implements AutoCloseable {
         }
     }
 
+    /** A connection, and the run id of the Redis process at its other end, learned before the connection was used. */
+    private record Link(StatefulRedisConnection<String, String> connection, String runId) {}
+
     private final ClientResources resources;
     private final RedisClient client;
     private final String prefix;
     private final long windowMillis;
     private final long retryNanos;
     private final String maskedUri;
-    private volatile StatefulRedisConnection<String, String> connection;
+    /** Makes the ids of pending mutations unique across instances: random per instance, then a counter. */
+    private final String idPrefix = String.format(Locale.ROOT, "%016x-", new SecureRandom().nextLong());
+
+    private final AtomicLong ids = new AtomicLong();
+    private volatile Link link;
     private volatile long lastAttempt;
     private volatile boolean closed;
 
     public RedisMarker(String uri, String prefix, Duration window, Duration timeout) {
         final RedisURI redisUri = RedisURI.create(uri);
         redisUri.setTimeout(timeout);
-        // Reconnect within a second of Redis coming back (Lettuce's default backs off to 30 s).
-        this.resources = ClientResources.builder()
-                .reconnectDelay(
-                        Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-                .build();
+        this.resources = ClientResources.builder().build();
         this.client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
+                // A connection stays with one Redis process, the one whose run id it learned: no silent
+                // reconnection, no move to another endpoint. After it broke, the next command makes a new one.
+                .autoReconnect(false)
+                .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                 // Fail at once while disconnected instead of queueing: the caller then uses the primary.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .build());
         this.prefix = prefix;
@@ -114,12 +97,14 @@ public final class RedisMarker implements AutoCloseable {
         // which can take longer than a command timeout on a busy machine, and must not cost the
         // first requests their mutations. A Redis that is down now is not fatal: see the class comment.
         try {
-            connection().sync().eval(INIT, ScriptOutputType.INTEGER, new String[] {aliveKey()});
-        } catch (RedisException e) {
+            call(
+                    "initialise",
+                    l -> l.connection()
+                            .sync()
+                            .eval(MarkerScripts.INIT, ScriptOutputType.INTEGER, new String[] {aliveKey()}, l.runId()));
+        } catch (Unavailable e) {
             LOG.warn(
-                    "Redis at {} is unreachable at startup ({}); actors' reads use the primary and their mutations "
-                            + "are refused until it answers",
-                    maskedUri,
+                    "{}; actors' reads use the primary and their mutations are refused until it answers",
                     e.getMessage());
         }
     }
@@ -132,52 +117,66 @@ public final class RedisMarker implements AutoCloseable {
         return prefix + ":alive";
     }
 
-    /** Marks that {@code actor} has a mutation in flight: its reads use the primary until it commits. */
-    void markPending(String actor) throws Unavailable {
-        try {
-            connection().sync().set(key(actor), PENDING, SetArgs.Builder.px(windowMillis));
-        } catch (RedisException e) {
-            throw unavailable("store", e);
-        }
+    /**
+     * Records that {@code actor} has a mutation in flight: its reads use the primary until the
+     * mutation's position is raised with the returned id, or the window ends.
+     *
+     * @return the id of the mutation's pending field, for {@link #raise}
+     */
+    String markPending(String actor) throws Unavailable {
+        final String id = idPrefix + Long.toString(ids.incrementAndGet(), 36);
+        call(
+                "store",
+                l -> l.connection()
+                        .sync()
+                        .eval(
+                                MarkerScripts.STORE,
+                                ScriptOutputType.INTEGER,
+                                new String[] {key(actor)},
+                                id,
+                                Long.toString(windowMillis)));
+        return id;
     }
 
-    /** Raises {@code actor}'s marker to {@code lsn} (never lowers it) and restarts its window. */
-    void raise(String actor, long lsn) throws Unavailable {
-        try {
-            connection()
-                    .sync()
-                    .eval(
-                            RAISE,
-                            ScriptOutputType.INTEGER,
-                            new String[] {key(actor)},
-                            hex(lsn),
-                            Long.toString(windowMillis));
-        } catch (RedisException e) {
-            throw unavailable("raise", e);
+    /**
+     * Raises {@code actor}'s marker to {@code lsn} (never lowers it), removes the pending fields of
+     * the mutations that committed ({@code pendingIds}, from {@link #markPending}) and no other, and
+     * restarts the window.
+     */
+    void raise(String actor, long lsn, List<String> pendingIds) throws Unavailable {
+        final String[] args = new String[2 + pendingIds.size()];
+        args[0] = hex(lsn);
+        args[1] = Long.toString(windowMillis);
+        for (int i = 0; i < pendingIds.size(); i++) {
+            args[2 + i] = pendingIds.get(i);
         }
+        call(
+                "raise",
+                l -> l.connection()
+                        .sync()
+                        .eval(MarkerScripts.RAISE, ScriptOutputType.INTEGER, new String[] {key(actor)}, args));
     }
 
     /**
      * The position {@code actor}'s reads must reflect: {@link Lsn#UNKNOWN} without a marker,
-     * {@link ActorStamps#PRIMARY_ONLY} while a mutation is pending.
+     * {@link ActorStamps#PRIMARY_ONLY} while a mutation is pending or for a window after Redis lost
+     * its data.
      */
     long read(String actor) throws Unavailable {
-        final String value;
-        try {
-            value = connection()
-                    .sync()
-                    .eval(
-                            READ,
-                            ScriptOutputType.VALUE,
-                            new String[] {key(actor), aliveKey()},
-                            Long.toString(windowMillis));
-        } catch (RedisException e) {
-            throw unavailable("read", e);
-        }
+        final String value = call(
+                "read",
+                l -> l.connection()
+                        .sync()
+                        .eval(
+                                MarkerScripts.READ,
+                                ScriptOutputType.VALUE,
+                                new String[] {key(actor), aliveKey()},
+                                Long.toString(windowMillis),
+                                l.runId()));
         if (value == null || value.isEmpty()) {
             return Lsn.UNKNOWN;
         }
-        if (PENDING.equals(value) || RECENTLY_RESET.equals(value)) {
+        if (MarkerScripts.PENDING.equals(value) || MarkerScripts.RECENTLY_RESET_REPLY.equals(value)) {
             return ActorStamps.PRIMARY_ONLY;
         }
         try {
@@ -192,14 +191,33 @@ public final class RedisMarker implements AutoCloseable {
         return String.format(Locale.ROOT, "%016x", lsn);
     }
 
-    private StatefulRedisConnection<String, String> connection() {
-        final StatefulRedisConnection<String, String> current = connection;
-        if (current != null) {
+    /** Runs {@code command} on the current connection (made now if needed); a connection that broke is dropped. */
+    private <T> T call(String what, Function<Link, T> command) throws Unavailable {
+        Link current = null;
+        try {
+            current = link();
+            return command.apply(current);
+        } catch (RedisException e) {
+            if (current != null
+                    && !(e instanceof RedisCommandExecutionException)
+                    && !(e instanceof RedisCommandTimeoutException)) {
+                drop(current);
+            }
+            throw unavailable(what, e);
+        }
+    }
+
+    private Link link() {
+        final Link current = link;
+        if (current != null && current.connection().isOpen()) {
             return current;
         }
         synchronized (this) {
-            if (connection != null) {
-                return connection;
+            if (link != null && !link.connection().isOpen()) {
+                drop(link);
+            }
+            if (link != null) {
+                return link;
             }
             if (closed) {
                 throw new RedisException("closed");
@@ -209,10 +227,31 @@ public final class RedisMarker implements AutoCloseable {
                 throw new RedisException("Redis was unreachable moments ago; not retrying yet");
             }
             lastAttempt = System.nanoTime();
-            connection = client.connect();
-            LOG.info("Connected to Redis at {} for the mutation marker", maskedUri);
-            return connection;
+            final StatefulRedisConnection<String, String> connection = client.connect();
+            final String runId;
+            try {
+                runId = runId(connection.sync().info("server"));
+            } catch (RuntimeException e) {
+                connection.closeAsync();
+                throw e;
+            }
+            if (runId == null) {
+                connection.closeAsync();
+                throw new RedisException("its INFO server names no run_id, without which a restore or a failover "
+                        + "that lost markers would go unnoticed");
+            }
+            link = new Link(connection, runId);
+            LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
+            return link;
         }
+    }
+
+    /** Closes a connection that broke, unless it was replaced already; the next command makes a new one. */
+    private synchronized void drop(Link broken) {
+        if (link == broken) {
+            link = null;
+        }
+        broken.connection().closeAsync();
     }
 
     private Unavailable unavailable(String what, RedisException e) {
@@ -220,12 +259,30 @@ public final class RedisMarker implements AutoCloseable {
                 "Could not " + what + " the mutation marker in Redis at " + maskedUri + ": " + e.getMessage(), e);
     }
 
+    /** The {@code run_id} line of {@code INFO server}: the Redis process, new at every start. */
+    static String runId(String info) {
+        if (info == null) {
+            return null;
+        }
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                final String id = line.substring("run_id:".length()).trim();
+                return id.isEmpty() ? null : id;
+            }
+        }
+        return null;
+    }
+
     @Override
     public void close() {
-        closed = true;
-        final StatefulRedisConnection<String, String> current = connection;
+        final Link current;
+        synchronized (this) {
+            closed = true;
+            current = link;
+            link = null;
+        }
         if (current != null) {
-            current.close();
+            current.connection().close();
         }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);

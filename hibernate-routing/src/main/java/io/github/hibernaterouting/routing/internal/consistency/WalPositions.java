@@ -6,7 +6,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * Every query the library makes for a WAL position, and what its answer means.
+ * Every query the library makes for a WAL position, and what its answer means; with
+ * {@code actor_stamps=TABLE}, {@link ActorStamps#commitPosition} reads the insert position in the
+ * statement that raises the actor's stamp.
  *
  * <p>On the primary, the <em>insert</em> position ({@code pg_current_wal_insert_lsn()}) after a
  * commit: with {@code synchronous_commit=off} a commit returns before its record is written, and
@@ -18,17 +20,27 @@ public final class WalPositions {
     private static final String REPLAY_SQL = "/* hibernate-routing lsn-gate */ select pg_last_wal_replay_lsn()::text";
 
     private static final String INSERT_SQL = "select pg_current_wal_insert_lsn()::text";
-    private static final String WRITE_SQL = "select pg_current_wal_lsn()::text";
 
     /**
      * The health check of a replica: whether it is in recovery, its replay position, whether it has
-     * replayed all it received, seconds since it last replayed a transaction, and whether its
-     * connections run at READ COMMITTED by default.
+     * replayed all it received, seconds since it last replayed a transaction, and the isolation level
+     * its connections' transactions get by default ({@link IsolationLevel#parse}).
      */
     public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
             + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
             + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
-            + "current_setting('transaction_isolation') in ('read committed', 'read uncommitted')";
+            + "current_setting('transaction_isolation')";
+
+    /**
+     * The health check of the primary: its WAL write position, for the byte lag, and the isolation
+     * level its connections' transactions get by default (the server's, database's, role's, URL's or
+     * pool's {@code default_transaction_isolation}).
+     */
+    private static final String PRIMARY_CHECK_SQL =
+            "select pg_current_wal_lsn()::text, current_setting('transaction_isolation')";
+
+    /** What the health check learns from the primary. */
+    public record PrimaryState(long writePosition, int defaultIsolation) {}
 
     private WalPositions() {}
 
@@ -37,9 +49,16 @@ public final class WalPositions {
         return single(connection, INSERT_SQL, 0);
     }
 
-    /** The primary's WAL write position, for the health check's byte lag, with a query timeout. */
-    public static long writePosition(Connection connection, int queryTimeoutSeconds) throws SQLException {
-        return single(connection, WRITE_SQL, queryTimeoutSeconds);
+    /** The primary's write position and default isolation level, for the health check, with a query timeout. */
+    public static PrimaryState primaryState(Connection connection, int queryTimeoutSeconds) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            try (ResultSet rs = statement.executeQuery(PRIMARY_CHECK_SQL)) {
+                return rs.next()
+                        ? new PrimaryState(Lsn.parse(rs.getString(1)), IsolationLevel.parse(rs.getString(2)))
+                        : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN);
+            }
+        }
     }
 
     /** How far a replica has replayed, {@link Lsn#UNKNOWN} if it is not a standby. */

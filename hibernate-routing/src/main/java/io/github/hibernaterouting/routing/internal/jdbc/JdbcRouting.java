@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -34,12 +34,21 @@ public final class JdbcRouting {
     private final ReadYourWritesTracker tracker;
     private final WritePolicy writes;
     private final CommitCapture commits;
+    /** The persistence unit's JTA transactions, or {@code null} when it is resource-local. */
+    private final JtaTransactions jta;
+
+    private final int configuredIsolation;
+    private final boolean autoCommit;
 
     /**
      * @param primary where primary connections come from
      * @param lsnWaitNanos how long a read waits for a replica to reach the position it needs
      * @param transactionsOnPrimary {@code transactions=PRIMARY}: read-write transactions run on the primary from {@code begin}
      * @param defaultStrategy the persistence-unit default
+     * @param configuredIsolation {@code hibernate.connection.isolation}, applied to the pools;
+     *        {@link io.github.hibernaterouting.routing.internal.consistency.IsolationLevel#UNKNOWN} if not set
+     * @param autoCommit whether routed connections start in auto-commit mode ({@code hibernate.connection.autocommit})
+     * @param jta the persistence unit's JTA transactions, or {@code null} when it is resource-local
      */
     public JdbcRouting(
             SqlClassifier classifier,
@@ -51,7 +60,10 @@ public final class JdbcRouting {
             Strategy defaultStrategy,
             RoutingMetrics metrics,
             ReadYourWritesTracker tracker,
-            WritePolicy writes) {
+            WritePolicy writes,
+            int configuredIsolation,
+            boolean autoCommit,
+            JtaTransactions jta) {
         this.classifier = classifier;
         this.primary = primary;
         this.replicas = replicas;
@@ -62,7 +74,10 @@ public final class JdbcRouting {
         this.metrics = metrics;
         this.tracker = tracker;
         this.writes = writes;
-        this.commits = new CommitCapture(tracker);
+        this.commits = new CommitCapture(tracker, primary);
+        this.jta = jta;
+        this.configuredIsolation = configuredIsolation;
+        this.autoCommit = autoCommit;
     }
 
     /**
@@ -72,11 +87,13 @@ public final class JdbcRouting {
      * @param readOnly for a Hibernate read-only session
      */
     public RoutingConnection connection(boolean primaryTenant, boolean readOnly) {
-        return new RoutingConnection(
-                this,
-                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics),
-                primaryTenant,
-                readOnly);
+        final PhysicalConnections physicals =
+                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics, jta);
+        physicals.configuredIsolation = configuredIsolation;
+        // Without auto-commit (hibernate.connection.autocommit=false) a connection is in a transaction
+        // from its first statement, as a pooled one would be.
+        physicals.autoCommit = autoCommit;
+        return new RoutingConnection(this, physicals, primaryTenant, readOnly);
     }
 
     /** The routing state of a new unit of work; {@code session} may be {@code null} for a connection used without one. */
@@ -98,6 +115,10 @@ public final class JdbcRouting {
 
     WritePolicy writes() {
         return writes;
+    }
+
+    JtaTransactions jta() {
+        return jta;
     }
 
     CommitCapture commits() {

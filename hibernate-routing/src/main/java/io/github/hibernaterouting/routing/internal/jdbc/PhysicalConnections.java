@@ -1,19 +1,17 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
-import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.sql.Classification;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,16 +27,33 @@ import org.slf4j.LoggerFactory;
  */
 final class PhysicalConnections {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalConnections.class);
-    private final DataSource primarySource;
-    private final ReplicaSet replicas;
-    private final ReplicaFailure failurePolicy;
-    private final long lsnWaitNanos;
-    private final RoutingMetrics metrics;
+    final DataSource primarySource;
+    final ReplicaSet replicas;
+    final ReplicaFailure failurePolicy;
+    final long lsnWaitNanos;
+    final RoutingMetrics metrics;
+    /** The persistence unit's JTA transactions, or {@code null} for a resource-local one. */
+    final JtaTransactions jta;
+
     final CarriedSettings settings = new CarriedSettings();
+    /** Transactions begun and cursors declared with SQL, which keep their statements on one connection. */
+    final SqlControl control = new SqlControl(this);
 
     boolean autoCommit = true;
     boolean readOnly;
+    /**
+     * The isolation level set on the routed connection, by {@code setTransactionIsolation} or a
+     * session-level {@code SET} ({@code SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL …},
+     * {@code SET default_transaction_isolation}); null for the default ({@link #defaultIsolation}).
+     */
     Integer isolation;
+    /** The isolation level {@code SET TRANSACTION ISOLATION LEVEL …} gave the current transaction; 0 if none. */
+    int transactionIsolation;
+    /** A statement of the current transaction was routed: its isolation level can no longer change. */
+    boolean transactionStarted;
+    /** {@code hibernate.connection.isolation}, applied to the pools; {@link IsolationLevel#UNKNOWN} if not set. */
+    int configuredIsolation = IsolationLevel.UNKNOWN;
+
     String schema;
 
     Connection primary;
@@ -51,42 +66,81 @@ final class PhysicalConnections {
     boolean replicaTransaction;
     /** The physical connection that ran the last statement. */
     Connection last;
+    /**
+     * The routing generation: changes whenever something changes that can send a statement prepared
+     * earlier elsewhere (a write, a transaction's begin or end, a physical connection bound or
+     * released, a setting that ran, read-only, the isolation level). A {@link RoutedStatement} routes
+     * itself again before an execution only when it changed, so the common case costs one comparison.
+     */
+    int generation;
 
     PhysicalConnections(
             DataSource primarySource,
             ReplicaSet replicas,
             ReplicaFailure failurePolicy,
             long lsnWaitNanos,
-            RoutingMetrics metrics) {
+            RoutingMetrics metrics,
+            JtaTransactions jta) {
         this.primarySource = primarySource;
         this.replicas = replicas;
         this.failurePolicy = failurePolicy;
         this.lsnWaitNanos = lsnWaitNanos;
         this.metrics = metrics;
+        this.jta = jta;
     }
 
     /** Sets read-only mode for the routed connection, and on the bound primary (a replica connection is read-only anyway). */
     void readOnly(boolean readOnly) throws SQLException {
         this.readOnly = readOnly;
+        generation++;
         if (primary != null) {
             primary.setReadOnly(readOnly);
         }
     }
 
-    /** Sets the isolation level for the routed connection and every bound physical connection. */
+    /**
+     * Sets the isolation level for the routed connection and every bound physical connection, as
+     * {@code setTransactionIsolation} does; a replica never gets SERIALIZABLE, which a standby refuses
+     * (the unit of work's reads then go to the primary).
+     *
+     * @throws SQLException in a transaction that already ran a statement, anywhere: as on one
+     *         connection, its isolation level can no longer change
+     */
     void isolation(int level) throws SQLException {
+        if (!autoCommit && transactionStarted) {
+            throw new SQLException(
+                    "Cannot change transaction isolation level in the middle of a transaction.", "25001");
+        }
         isolation = level;
+        generation++;
         if (primary != null) {
             primary.setTransactionIsolation(level);
         }
-        if (replica != null) {
+        if (replica != null && level != Connection.TRANSACTION_SERIALIZABLE) {
             replica.setTransactionIsolation(level);
-            if (!autoCommit && !replicaTransaction && replicaTransactionNeeded(replicaNode)) {
-                // One snapshot for the rest of the transaction from here on.
-                replica.setAutoCommit(false);
-                replicaTransaction = true;
-            }
         }
+    }
+
+    /**
+     * The isolation level the unit of work's transactions get when nothing on the connection asks
+     * for one: {@code hibernate.connection.isolation}, else the primary's default as the health check
+     * read it; REPEATABLE READ while neither is known, which keeps read-write transactions on the
+     * primary rather than risk two snapshots.
+     */
+    int defaultIsolation() {
+        if (configuredIsolation != IsolationLevel.UNKNOWN) {
+            return configuredIsolation;
+        }
+        final int primaryDefault = replicas == null ? IsolationLevel.UNKNOWN : replicas.primaryDefaultIsolation();
+        return primaryDefault != IsolationLevel.UNKNOWN ? primaryDefault : Connection.TRANSACTION_REPEATABLE_READ;
+    }
+
+    /** The isolation level of the current transaction, or of the next one outside a transaction. */
+    int effectiveIsolation() {
+        if (transactionIsolation != 0) {
+            return transactionIsolation;
+        }
+        return isolation != null ? isolation : defaultIsolation();
     }
 
     /** Sets the schema for the routed connection and every bound physical connection. */
@@ -104,6 +158,7 @@ final class PhysicalConnections {
     Connection usePrimary(SessionRouting unit, RouteReason reason) throws SQLException {
         if (primary == null) {
             primary = configure(primarySource.getConnection(), null);
+            generation++;
         }
         metrics.statement(RoutingMetrics.PRIMARY, reason);
         unit.lastStatementOnReplica(false);
@@ -115,114 +170,24 @@ final class PhysicalConnections {
     }
 
     /**
-     * A replica for a read, bound now if needed; the primary if none can serve and the policy allows.
+     * A replica for a read, bound now if needed; the primary if none can serve and the policy allows
+     * ({@link ReplicaChoice}).
      *
      * @param mandatory under {@code REPLICA}: never the primary
      * @param required the WAL position the read must reflect, {@link Lsn#UNKNOWN} for none,
-     *        {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending
+     *        {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending; raised to the unit
+     *        of work's read floor after one of its reads fell back to the primary
      */
     Connection useReplica(SessionRouting unit, boolean mandatory, RouteReason reason, long required)
             throws SQLException {
-        if (replica != null) {
-            return replicaUsed(unit, reason);
-        }
-        if (required == ActorStamps.PRIMARY_ONLY) {
-            return fallBack(unit, mandatory, RouteReason.PENDING_WRITE, null, null);
-        }
-        if (unit.replicaLost()) {
-            return fallBack(unit, mandatory, RouteReason.REPLICA_DOWN, null, null);
-        }
-        final ReplicaNode.Ineligibility[] whyNot = new ReplicaNode.Ineligibility[1];
-        ReplicaNode node = unit.replica();
-        if (node != null) {
-            final ReplicaNode.Ineligibility why = node.ineligibility(replicas.bounds(), required);
-            if (why != null) {
-                // The replica this unit of work read from is gone, too far behind, or short of the
-                // required position; another one could be behind what was already read, so only the
-                // primary keeps reads monotonic.
-                unit.loseReplica();
-                return fallBack(unit, mandatory, ReplicaNode.Ineligibility.fallbackReason(why), null, null);
-            }
-        }
-        final boolean sticky = node != null;
-        RouteReason servedReason = reason;
-        if (node == null) {
-            node = replicas.choose(required, null, whyNot);
-            if (required != Lsn.UNKNOWN) {
-                if (node != null) {
-                    metrics.gate(GateOutcome.KNOWN, 0);
-                } else if (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN) {
-                    node = replicas.await(required, lsnWaitNanos, whyNot);
-                    servedReason = RouteReason.LSN_WAIT;
-                }
-            }
-        }
-        SQLException failure = null;
-        ReplicaNode failed = null;
-        for (int attempt = 0; node != null && attempt <= replicas.nodes().size(); attempt++) {
-            final Connection physical;
-            try {
-                physical = configure(node.connections().getConnection(), node);
-            } catch (SQLException e) {
-                replicaFailed(node, e);
-                failure = e;
-                failed = node;
-                whyNot[0] = ReplicaNode.Ineligibility.DOWN;
-                if (failurePolicy == ReplicaFailure.FAIL || mandatory || sticky) {
-                    // Under FALLBACK a unit of work that already read from this replica moves to the
-                    // primary, never to another replica that could be behind what it read.
-                    if (sticky) {
-                        unit.loseReplica();
-                    }
-                    break;
-                }
-                // Nothing ran on the failed replica yet, so another one is as good.
-                node = replicas.choose(required, node, whyNot);
-                continue;
-            }
-            replica = physical;
-            replicaNode = node;
-            unit.replica(node);
-            return replicaUsed(unit, servedReason);
-        }
-        return fallBack(unit, mandatory, ReplicaNode.Ineligibility.fallbackReason(whyNot[0]), failure, failed);
+        return ReplicaChoice.use(this, unit, mandatory, reason, required);
     }
 
-    private Connection replicaUsed(SessionRouting unit, RouteReason reason) throws SQLException {
-        metrics.statement(replicaNode.metricsNode(), reason);
-        unit.lastStatementOnReplica(true);
-        last = replica;
-        if (!settings.isEmpty() && settings.missingOn(false)) {
-            // Inside a transaction a setting must end with it (SET LOCAL) or be undone by its rollback (SET).
-            replicaTransactionWanted();
-            settings.carryTo(replica, false, "replica " + replicaNode);
-        }
-        return replica;
-    }
-
-    private void replicaFailed(ReplicaNode node, SQLException e) {
-        metrics.replicaFailure(node.metricsNode());
-        if (node.markFailed()) {
-            LOG.warn("Replica {} failed to give a connection ({}); its circuit breaker is open", node, e.getMessage());
-        }
-    }
-
-    private Connection fallBack(
-            SessionRouting unit, boolean mandatory, RouteReason reason, SQLException failure, ReplicaNode node)
-            throws SQLException {
-        if (mandatory || failurePolicy == ReplicaFailure.FAIL) {
-            final String message = (failure != null
-                            ? "Replica " + (node != null ? node : "") + " could not give a connection: "
-                                    + failure.getMessage()
-                            : "No replica can serve this read (" + reason.tag + ")")
-                    + (mandatory
-                            ? "; strategy REPLICA never moves reads to the primary. Use Strategy.READ_AFTER_WRITE to allow it"
-                            : "; " + RoutingSettings.REPLICA_FAILURE
-                                    + "=FAIL surfaces this. Set it to FALLBACK to use another replica or the primary");
-            throw new SQLException(message, "08001", failure);
-        }
-        metrics.fallback(reason);
-        return usePrimary(unit, reason);
+    /** Binds {@code physical}, just borrowed from {@code node} and configured, as the replica connection. */
+    void replicaBound(Connection physical, ReplicaNode node) {
+        replica = physical;
+        replicaNode = node;
+        generation++;
     }
 
     /**
@@ -230,19 +195,39 @@ final class PhysicalConnections {
      *
      * @param node the replica it comes from, {@code null} for the primary
      */
-    private Connection configure(Connection physical, ReplicaNode node) throws SQLException {
+    Connection configure(Connection physical, ReplicaNode node) throws SQLException {
         final boolean onReplica = node != null;
         try {
+            if (onReplica && jta != null && !physical.getAutoCommit() && jta.active()) {
+                // Either a pool whose connections start outside auto-commit, or one that enlisted this
+                // connection in the global transaction; only the second refuses auto-commit now.
+                try {
+                    physical.setAutoCommit(true);
+                } catch (SQLException e) {
+                    throw JtaTransactions.replicaEnlisted(node.name());
+                }
+            }
             if (onReplica) {
-                replicaTransaction = !autoCommit && replicaTransactionNeeded(node);
+                replicaTransaction = !autoCommit && replicaTransactionNeeded();
             }
             if (!autoCommit && (!onReplica || replicaTransaction)) {
                 physical.setAutoCommit(false);
             }
             if (isolation != null) {
-                physical.setTransactionIsolation(isolation);
+                if (!onReplica || isolation != Connection.TRANSACTION_SERIALIZABLE) {
+                    physical.setTransactionIsolation(isolation);
+                }
+            } else if (onReplica) {
+                // A read-only transaction at REPEATABLE READ by default keeps that level on a replica
+                // whose own default (another user, other URL options) differs.
+                final int wanted = defaultIsolation();
+                if (wanted == Connection.TRANSACTION_REPEATABLE_READ && node.defaultIsolation() != wanted) {
+                    physical.setTransactionIsolation(wanted);
+                }
             }
-            if (readOnly && !onReplica) {
+            if (onReplica ? !physical.isReadOnly() : readOnly) {
+                // A replica connection from a data source the application supplies is made read-only
+                // here, as the library's own replica pools make theirs (defence in depth).
                 physical.setReadOnly(true);
             }
             if (schema != null) {
@@ -256,24 +241,18 @@ final class PhysicalConnections {
     }
 
     /**
-     * Whether a transaction's reads on {@code node} need a transaction there too. A read-write
+     * Whether a transaction's reads on a replica need a transaction there too. A read-write
      * transaction's reads at READ COMMITTED take a new snapshot per statement anyway, so they run in
      * auto-commit on the replica: the same results, without a {@code BEGIN} and a second
      * {@code COMMIT} per transaction, and without a snapshot held open on the standby while the
      * transaction goes on (which would hold back vacuum through {@code hot_standby_feedback}, or get
      * cancelled by recovery conflicts). A read-only transaction lives wholly on the replica and keeps
-     * its transaction, as do stricter isolation levels (one snapshot for the transaction) and, see
+     * its transaction, as does one above READ COMMITTED that reaches a replica at all (under
+     * {@code REPLICA}, which never writes; a read-write one runs on the primary) and, see
      * {@link #replicaCursorWanted}, a statement that asks for a fetch size.
      */
-    boolean replicaTransactionNeeded(ReplicaNode node) {
-        if (readOnly) {
-            return true;
-        }
-        if (isolation == null) {
-            return !node.readCommittedByDefault();
-        }
-        return isolation != Connection.TRANSACTION_READ_COMMITTED
-                && isolation != Connection.TRANSACTION_READ_UNCOMMITTED;
+    boolean replicaTransactionNeeded() {
+        return readOnly || IsolationLevel.aboveReadCommitted(effectiveIsolation());
     }
 
     /**
@@ -295,19 +274,39 @@ final class PhysicalConnections {
         }
     }
 
-    /** Whether statements prepared on {@code target} need watching for a fetch size (see {@link #replicaCursorWanted}). */
-    boolean cursorMayNeedTransaction(Connection target) {
-        return target == replica && !autoCommit && !replicaTransaction;
+    /** A {@code SET} or {@code RESET} was prepared on {@code physical}; see {@link #replicaTransactionWanted}. */
+    void settingPrepared(Connection physical) throws SQLException {
+        if (physical == replica) {
+            // Inside a transaction a setting must end with it (SET LOCAL) or be undone by its
+            // rollback (SET), so the replica needs a transaction of its own for it.
+            replicaTransactionWanted();
+        }
+    }
+
+    /** Something changed that can send a statement prepared earlier elsewhere; see {@link #generation}. */
+    void changed() {
+        generation++;
     }
 
     /** A {@code SET} or {@code RESET} ran without an error on {@code physical}: carry it over from now on. */
     void settingRan(Connection physical, String sql, Classification classification) {
+        generation++;
         settings.ran(
                 sql,
                 classification,
                 physical != null && physical == primary,
                 physical != null && physical == replica,
-                !autoCommit);
+                !autoCommit || control.transaction() != null);
+    }
+
+    /**
+     * The replica connection stays bound across a transaction's begin or end, because a transaction
+     * begun with SQL or a cursor lives on it: it gets the mode the next statements need there, as
+     * {@link #configure} gives a connection just borrowed.
+     */
+    void replicaKept() throws SQLException {
+        replicaTransaction = !autoCommit && (control.transaction() == replica || replicaTransactionNeeded());
+        replica.setAutoCommit(!replicaTransaction);
     }
 
     /** The connection for metadata-like calls: whatever is bound, else the primary. */
@@ -317,78 +316,15 @@ final class PhysicalConnections {
         }
         if (primary == null) {
             primary = configure(primarySource.getConnection(), null);
+            generation++;
         }
         last = primary;
         return primary;
     }
 
-    /** Returns every physical connection to its pool; the next statement binds anew. */
-    void releaseAll() throws SQLException {
-        SQLException failure = null;
-        if (replica != null) {
-            try {
-                releaseReplica();
-            } catch (SQLException e) {
-                failure = e;
-            }
-        }
-        if (primary != null) {
-            try {
-                primary.close();
-            } catch (SQLException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-            primary = null;
-        }
-        last = null;
-        settings.physicalsReleased();
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    /** Returns the replica connection to its pool, read-only again if a setting ran on it; the next one needs the settings anew. */
-    void releaseReplica() throws SQLException {
-        try {
-            if (!settings.isEmpty()) {
-                restoreReadOnly();
-                settings.replicaReleased();
-            }
-            replica.close();
-        } finally {
-            replica = null;
-            replicaNode = null;
-        }
-    }
-
-    /**
-     * A session-level setting on the replica connection may have been {@code RESET ALL} or
-     * {@code RESET default_transaction_read_only}: before it goes back to the pool, make it read-only
-     * again, as the pool's init SQL did. If that fails the connection leaves the pool.
-     */
-    private void restoreReadOnly() {
-        if (!settings.replicaHasSessionSetting()) {
-            return;
-        }
-        try {
-            // Outside a transaction, or a rollback would undo it; the replica's transaction only read.
-            replica.setAutoCommit(true);
-            try (Statement statement = replica.createStatement()) {
-                statement.execute(JdbcRouting.READ_ONLY_SESSION);
-            }
-        } catch (SQLException e) {
-            LOG.debug(
-                    "Could not make a connection to {} read-only again ({}); evicting it", replicaNode, e.getMessage());
-            replicaNode.evict(replica);
-        }
-    }
-
     /** Aborts every physical connection (JDBC {@code abort}). */
     void abort(java.util.concurrent.Executor executor) throws SQLException {
+        generation++;
         if (replica != null) {
             replica.abort(executor);
         }

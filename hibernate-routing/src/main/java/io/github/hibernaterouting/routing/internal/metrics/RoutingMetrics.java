@@ -55,7 +55,8 @@ public final class RoutingMetrics {
     private final Counter[] replicaFailures;
     private final Counter[] gateOutcomes = new Counter[GateOutcome.values().length];
     private final Timer gateWait;
-    private final Counter stampErrors;
+    private final Counter stampReadErrors;
+    private final Counter stampAdvanceErrors;
     private final DecisionLog decisions = new DecisionLog();
     /**
      * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
@@ -94,9 +95,16 @@ public final class RoutingMetrics {
                 .description("Time units of work spent waiting for a replica to reach their required WAL position")
                 .tags(common)
                 .register(registry);
-        stampErrors = Counter.builder("hibernate.routing.actor_stamps.errors")
-                .description("Failures to advance an actor's stamp in the actors' table after a commit")
+        stampReadErrors = stampErrors("read");
+        stampAdvanceErrors = stampErrors("advance");
+    }
+
+    private Counter stampErrors(String operation) {
+        return Counter.builder("hibernate.routing.actor_stamps.errors")
+                .description(
+                        "Failures to read an actor's stamp from the actors' table, or to advance it after a commit")
                 .tags(common)
+                .tag("operation", operation)
                 .register(registry);
     }
 
@@ -200,8 +208,9 @@ public final class RoutingMetrics {
                 .increment();
     }
 
-    public void stampError() {
-        stampErrors.increment();
+    /** A failure to {@code read} an actor's stamp from the actors' table, or to {@code advance} it after a commit. */
+    public void stampError(String operation) {
+        ("read".equals(operation) ? stampReadErrors : stampAdvanceErrors).increment();
     }
 
     /** Removes the gauges, which would otherwise keep reporting this (closed) unit's replicas. */

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ final class ReplicaMonitor implements AutoCloseable {
     private final long intervalMillis;
     private final ScheduledExecutorService executor;
     private volatile long primaryLsn = Lsn.UNKNOWN;
+    private volatile int primaryDefaultIsolation = IsolationLevel.UNKNOWN;
 
     ReplicaMonitor(DataSource primary, List<ReplicaNode> replicas, LagBounds bounds, long intervalMillis) {
         this.primary = primary;
@@ -81,9 +83,12 @@ final class ReplicaMonitor implements AutoCloseable {
 
     private long queryPrimaryLsn() {
         try (Connection connection = primary.getConnection()) {
-            final long lsn = WalPositions.writePosition(connection, QUERY_TIMEOUT_SECONDS);
-            primaryLsn = lsn;
-            return lsn;
+            final WalPositions.PrimaryState state = WalPositions.primaryState(connection, QUERY_TIMEOUT_SECONDS);
+            if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
+                primaryDefaultIsolation = state.defaultIsolation();
+            }
+            primaryLsn = state.writePosition();
+            return state.writePosition();
         } catch (SQLException e) {
             // Lag cannot be measured without the primary; keep the last known position. Its pooled
             // connections are dead if it restarted: drop them so that the next caller gets a new one.
@@ -93,6 +98,11 @@ final class ReplicaMonitor implements AutoCloseable {
             }
             return primaryLsn;
         }
+    }
+
+    /** The isolation level the primary's pooled connections get by default, as last checked; {@link IsolationLevel#UNKNOWN} before. */
+    int primaryDefaultIsolation() {
+        return primaryDefaultIsolation;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.internal.replicas;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
@@ -52,11 +53,11 @@ public final class ReplicaNode {
     volatile long lagBytes = -1;
     volatile double lagSeconds = Double.NaN;
     /**
-     * Whether a pooled connection's transactions run at READ COMMITTED unless told otherwise (the
-     * server's, database's, role's or URL's {@code default_transaction_isolation}); {@code false}
-     * until a check says so.
+     * The isolation level a pooled connection's transactions get unless told otherwise (the server's,
+     * database's, role's, URL's or pool's {@code default_transaction_isolation});
+     * {@link IsolationLevel#UNKNOWN} until a check says.
      */
-    private volatile boolean readCommittedByDefault;
+    private volatile int defaultIsolation = IsolationLevel.UNKNOWN;
 
     public ReplicaNode(int index, String name, String maskedUrl, DataSource connections, CircuitBreaker breaker) {
         this.index = index;
@@ -110,9 +111,9 @@ public final class ReplicaNode {
         return reachable && breaker.isClosed();
     }
 
-    /** See the field; read when a transaction's reads decide whether they need a transaction on the replica. */
-    public boolean readCommittedByDefault() {
-        return readCommittedByDefault;
+    /** See the field; read when a replica connection is bound, to give it the isolation level the unit of work needs. */
+    public int defaultIsolation() {
+        return defaultIsolation;
     }
 
     /** The library's own pool's state, or {@code null} when the connections come from elsewhere. */
@@ -161,7 +162,7 @@ public final class ReplicaNode {
                         rs.getBoolean(3),
                         rs.getObject(4) == null ? Double.NaN : rs.getDouble(4),
                         primaryLsn);
-                readCommittedByDefault = rs.getBoolean(5);
+                defaultIsolation = IsolationLevel.parse(rs.getString(5));
             }
             reachable = true;
             if (breaker.isClosed() || breaker.trialDue()) {

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
 import java.time.Duration;
@@ -89,6 +90,15 @@ public final class ReplicaSet implements AutoCloseable {
         monitor.start();
     }
 
+    /**
+     * The isolation level the primary's pooled connections get by default, read by the health check
+     * (at start, then at every check); {@link io.github.hibernaterouting.routing.internal.consistency.IsolationLevel#UNKNOWN}
+     * while the primary could not be asked.
+     */
+    public int primaryDefaultIsolation() {
+        return monitor.primaryDefaultIsolation();
+    }
+
     /** Runs the health check now, on the calling thread. */
     public void checkNow() {
         monitor.checkNow();
@@ -103,6 +113,16 @@ public final class ReplicaSet implements AutoCloseable {
      */
     public ReplicaNode choose(long minimumLsn, ReplicaNode excluded, ReplicaNode.Ineligibility[] whyNot) {
         return selector.choose(minimumLsn, excluded, whyNot);
+    }
+
+    /** Whether any replica could serve a read that needs no particular position (up, in recovery, within the lag bounds). */
+    public boolean anyEligible() {
+        for (ReplicaNode node : nodes) {
+            if (node.ineligibility(bounds, Lsn.UNKNOWN) == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A replica that has replayed {@code required}, asking and waiting up to {@code maxWaitNanos} if needed, or {@code null}. */

@@ -8,8 +8,18 @@ public enum Route {
     WRITE(true, RouteReason.WRITE),
     /** A read inside a transaction that already runs on the primary, or one pinned there by {@code transactions=PRIMARY}. */
     TRANSACTION(true, RouteReason.TRANSACTION),
+    /**
+     * A read whose transaction must run on the primary because of its isolation level: read-write above
+     * READ COMMITTED, or SERIALIZABLE (in a transaction or not).
+     */
+    ISOLATION(true, RouteReason.ISOLATION),
     /** A read under {@code PRIMARY} from a scope, a session property or the persistence unit. */
     STRATEGY(true, RouteReason.STRATEGY),
+    /**
+     * A read that checks, before a write, what the unit of work read on a replica: the primary
+     * under every strategy (see {@link SessionRouting#onPrimary}).
+     */
+    VERIFY(true, RouteReason.VERIFY),
     /** A read under {@code PRIMARY} from a query hint. */
     FORCED(true, RouteReason.FORCED),
     /** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */

@@ -13,18 +13,27 @@ public final class StatementRouter {
     private StatementRouter() {}
 
     /**
-     * @param unit the unit of work (asked whether it or its scope wrote, only when that matters)
+     * @param unit the unit of work (asked whether its reads must go to the primary right now, and
+     *     whether it or its scope wrote, only when that matters)
      * @param inPrimaryTransaction a transaction is open and already runs on the primary
      * @param transactionPinned a read-write transaction is open and {@code transactions=PRIMARY} pins it to the primary
+     * @param isolationPinned the isolation level needs the primary: a read-write transaction above READ
+     *        COMMITTED is open (one snapshot on the server that runs its writes), or the level is
+     *        SERIALIZABLE, which a hot standby refuses; the caller refuses it under {@code REPLICA}
      */
     public static Route route(
             Classification classification,
             Strategy strategy,
             SessionRouting unit,
             boolean inPrimaryTransaction,
-            boolean transactionPinned) {
+            boolean transactionPinned,
+            boolean isolationPinned) {
         if (!classification.replicaSafe()) {
             return Route.WRITE;
+        }
+        if (unit.readsOnPrimary()) {
+            // The lost-update check compares what was read on a replica with the primary.
+            return Route.VERIFY;
         }
         if (inPrimaryTransaction) {
             // Its reads must see its own writes.
@@ -32,12 +41,21 @@ public final class StatementRouter {
         }
         return switch (strategy) {
             case PRIMARY -> classification.routingHint() != null ? Route.FORCED : Route.STRATEGY;
-            // REPLICA and STALE_READ accept stale data by definition: no required position.
+            // REPLICA and STALE_READ accept stale data by definition: no required position of their own
+            // (a client's position floor still holds, see ReadYourWritesTracker.floorPosition).
             case REPLICA -> Route.REPLICA_ONLY;
-            case STALE_READ -> unit.escalated() ? Route.STALE_READ_AFTER_WRITE : Route.STALE_READ;
+            case STALE_READ -> {
+                if (isolationPinned) {
+                    yield Route.ISOLATION;
+                }
+                yield unit.escalated() ? Route.STALE_READ_AFTER_WRITE : Route.STALE_READ;
+            }
             case READ_AFTER_WRITE -> {
                 if (unit.hasWritten()) {
                     yield Route.ESCALATED;
+                }
+                if (isolationPinned) {
+                    yield Route.ISOLATION;
                 }
                 yield transactionPinned ? Route.TRANSACTION : Route.FRESH_READ;
             }

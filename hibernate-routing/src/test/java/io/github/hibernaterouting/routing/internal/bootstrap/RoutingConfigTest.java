@@ -3,11 +3,15 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -160,5 +164,227 @@ class RoutingConfigTest {
         settings.put("jakarta.persistence.jdbc.url", PRIMARY + "?password=s3cret-pw");
         settings.put(RoutingSettings.REPLICA_URLS, "jdbc:postgresql://u:s3cret-pw@127.0.0.1:5433/app");
         assertThat(config(settings).toString()).doesNotContain("s3cret-pw").contains("****");
+    }
+
+    // ---- Hibernate's connection settings ---------------------------------------------------------
+
+    @ParameterizedTest
+    @CsvSource({
+        "SERIALIZABLE, 8",
+        "TRANSACTION_SERIALIZABLE, 8",
+        "serializable, 8",
+        "8, 8",
+        "REPEATABLE_READ, 4",
+        "TRANSACTION_REPEATABLE_READ, 4",
+        "4, 4",
+        "READ_COMMITTED, 2",
+        "2, 2",
+        "READ_UNCOMMITTED, 1",
+        "1, 1"
+    })
+    void hibernateConnectionIsolation_acceptsHibernatesNamesAndTheJdbcNumbers(String value, int level) {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.isolation", value);
+        final RoutingConfig config = config(settings);
+        assertThat(config.connection.isolation).isEqualTo(level);
+        assertThat(OwnPools.primary(config).getTransactionIsolation()).startsWith("TRANSACTION_");
+    }
+
+    @Test
+    void hibernateConnectionIsolation_asAnInteger_andHikarisFormWins() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.isolation", 2);
+        assertThat(config(settings).connection.isolation).isEqualTo(Connection.TRANSACTION_READ_COMMITTED);
+        settings.put("hibernate.hikari.transactionIsolation", "TRANSACTION_REPEATABLE_READ");
+        assertThat(config(settings).connection.isolation).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"NONE", "TRANSACTION_NONE", "0", "SNAPSHOT", "3"})
+    void hibernateConnectionIsolation_otherValues_failNamingTheKey(String value) {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.isolation", value);
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.connection.isolation")
+                .hasMessageContaining("SERIALIZABLE");
+    }
+
+    @Test
+    void isolation_serializableGoesToThePrimarysPoolOnly_otherLevelsToEveryPool() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.isolation", "SERIALIZABLE");
+        RoutingConfig config = config(settings);
+        assertThat(OwnPools.primary(config).getTransactionIsolation()).isEqualTo("TRANSACTION_SERIALIZABLE");
+        assertThat(OwnPools.replica(config, 0).getTransactionIsolation())
+                .as("a standby refuses SERIALIZABLE")
+                .isNull();
+        settings.put("hibernate.connection.isolation", "REPEATABLE_READ");
+        config = config(settings);
+        assertThat(OwnPools.replica(config, 0).getTransactionIsolation()).isEqualTo("TRANSACTION_REPEATABLE_READ");
+    }
+
+    @Test
+    void autocommit_defaultsToOn_andFollowsHibernatesSettings() {
+        assertThat(config(base()).connection.autoCommit).isTrue();
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.autocommit", "false");
+        assertThat(config(settings).connection.autoCommit).isFalse();
+        settings.remove("hibernate.connection.autocommit");
+        settings.put("hibernate.connection.provider_disables_autocommit", "true");
+        assertThat(config(settings).connection.autoCommit)
+                .as("Hibernate then relies on connections without auto-commit")
+                .isFalse();
+        settings.put("hibernate.hikari.autoCommit", "false");
+        assertThat(config(settings).connection.autoCommit).isFalse();
+    }
+
+    @Test
+    void providerDisablesAutocommit_withAutocommitOn_isAContradiction() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.provider_disables_autocommit", "true");
+        settings.put("hibernate.connection.autocommit", "true");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.connection.provider_disables_autocommit")
+                .hasMessageContaining("hibernate.connection.autocommit");
+    }
+
+    @Test
+    void driverClass_andDriverProperties_goToEveryPool() {
+        final Map<String, Object> settings = base();
+        settings.put("jakarta.persistence.jdbc.driver", "org.postgresql.Driver");
+        settings.put("hibernate.connection.ApplicationName", "shop");
+        settings.put("hibernate.connection.sslmode", "disable");
+        settings.put("hibernate.connection.login_timeout", "7");
+        settings.put("hibernate.connection.url", PRIMARY);
+        settings.put("hibernate.connection.password", "s3cret-pw");
+        settings.put("hibernate.connection.handling_mode", "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION");
+        final RoutingConfig config = config(settings);
+        for (HikariConfig pool : List.of(OwnPools.primary(config), OwnPools.replica(config, 0))) {
+            assertThat(pool.getDriverClassName()).isEqualTo("org.postgresql.Driver");
+            assertThat(pool.getDataSourceProperties())
+                    .as("unknown hibernate.connection.* keys are driver properties, Hibernate's own are not")
+                    .containsOnly(
+                            Map.entry("ApplicationName", "shop"),
+                            Map.entry("sslmode", "disable"),
+                            Map.entry("loginTimeout", "7"));
+        }
+    }
+
+    @Test
+    void driverClassThatIsNotThere_failsNamingTheKey() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.driver_class", "com.example.NoSuchDriver");
+        final RoutingConfig config = config(settings);
+        assertThatThrownBy(() -> OwnPools.primary(config))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.connection.driver_class")
+                .hasMessageContaining("com.example.NoSuchDriver");
+    }
+
+    @Test
+    void poolSizes_hibernateAndHikariKeysAreDefaults_routingKeysWin() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.pool_size", "7");
+        settings.put("hibernate.connection.min_pool_size", "2");
+        RoutingConfig config = config(settings);
+        assertThat(config.primaryPool.maximumPoolSize()).isEqualTo(7);
+        assertThat(config.replicaPool.maximumPoolSize()).isEqualTo(7);
+        assertThat(config.replicaPool.minimumIdle()).isEqualTo(2);
+        settings.put("hibernate.hikari.maximumPoolSize", "6");
+        settings.put("hibernate.hikari.connectionTimeout", "20000");
+        config = config(settings);
+        assertThat(config.primaryPool.maximumPoolSize()).isEqualTo(6);
+        assertThat(config.primaryPool.connectionTimeout()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(config.replicaPool.connectionTimeout())
+                .as("replicas keep their short timeout: a slow replica must fail over")
+                .isEqualTo(Duration.ofSeconds(1));
+        settings.put(RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "3");
+        config = config(settings);
+        assertThat(config.primaryPool.maximumPoolSize()).isEqualTo(6);
+        assertThat(config.replicaPool.maximumPoolSize()).isEqualTo(3);
+    }
+
+    @Test
+    void poolSizesThatContradict_nameTheKeyTheyCameFrom() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.hikari.minimumIdle", "20");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.hikari.minimumIdle");
+    }
+
+    @Test
+    void hikariSettings_goToEveryPool_exceptWhatEachPoolNeedsItself() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.hikari.maxLifetime", "600000");
+        settings.put("hibernate.hikari.leakDetectionThreshold", "5000");
+        settings.put("hibernate.hikari.dataSource.tcpKeepAlive", "true");
+        settings.put("hibernate.hikari.poolName", "shop");
+        settings.put("hibernate.hikari.connectionInitSql", "SET application_name = 'shop'");
+        settings.put("hibernate.hikari.initializationFailTimeout", "5");
+        final RoutingConfig config = config(settings);
+        final HikariConfig primary = OwnPools.primary(config);
+        final HikariConfig replica = OwnPools.replica(config, 0);
+        for (HikariConfig pool : List.of(primary, replica)) {
+            assertThat(pool.getMaxLifetime()).isEqualTo(600_000);
+            assertThat(pool.getLeakDetectionThreshold()).isEqualTo(5_000);
+            assertThat(pool.getDataSourceProperties()).containsEntry("tcpKeepAlive", "true");
+        }
+        assertThat(primary.getPoolName()).isEqualTo("shop-primary");
+        assertThat(replica.getPoolName()).isEqualTo("shop-replica1");
+        assertThat(primary.getConnectionInitSql()).isEqualTo("SET application_name = 'shop'");
+        assertThat(replica.getConnectionInitSql())
+                .isEqualTo(JdbcRouting.READ_ONLY_SESSION + "; SET application_name = 'shop'");
+        assertThat(primary.getInitializationFailTimeout()).isEqualTo(5);
+        assertThat(replica.getInitializationFailTimeout())
+                .as("a replica that is down at startup must not stop the application")
+                .isEqualTo(-1);
+        assertThat(replica.isReadOnly()).isTrue();
+        assertThat(primary.isReadOnly()).isFalse();
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "hikari",
+        "HikariCP",
+        "org.hibernate.hikaricp.internal.HikariCPConnectionProvider",
+        "com.zaxxer.hikari.hibernate.HikariConnectionProvider"
+    })
+    void providerClass_hikariCP_isAccepted(String provider) {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.connection.provider_class", provider);
+        assertThat(config(settings).routingEnabled()).isTrue();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "hibernate.connection.provider_class | agroal | hibernate.hikari.*",
+                "hibernate.connection.provider_class | org.hibernate.engine.jdbc.connections.internal.DriverManagerConnectionProvider | hibernate.hikari.*",
+                "hibernate.connection.initial_pool_size | 3 | hibernate.routing.primary.minimum_idle",
+                "hibernate.connection.pool_validation_interval | 30 | hibernate.hikari.keepaliveTime",
+                "hibernate.connection.creator_factory_class | com.example.Factory | remove it",
+                "hibernate.c3p0.max_size | 20 | hibernate.hikari.*",
+                "hibernate.agroal.maxSize | 20 | hibernate.hikari.*",
+                "hibernate.hikari.jdbcUrl | jdbc:postgresql://elsewhere/app | jakarta.persistence.jdbc.url",
+                "hibernate.hikari.dataSourceClassName | org.postgresql.ds.PGSimpleDataSource | jakarta.persistence.jdbc.url",
+                "hibernate.hikari.username | other | jakarta.persistence.jdbc.user",
+                "hibernate.hikari.readOnly | true | Connection.setReadOnly(true)",
+                "hibernate.hikari.maximumPoolSizes | 3 | HikariConfig",
+                "hibernate.hikari.maxLifetime | forever | HikariConfig"
+            })
+    void connectionSettingsWithoutAMeaningForTheLibrarysPools_failNamingTheKeyAndWhatToUse(
+            String key, String value, String instead) {
+        final Map<String, Object> settings = base();
+        settings.put(key, value);
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining(instead)
+                .extracting(e -> ((RoutingConfigurationException) e).getKey())
+                .isEqualTo(key);
     }
 }

@@ -15,18 +15,18 @@ class ActorStampsTest {
 
     @Test
     void stamp_onlyMovesForward() {
-        stamps.advance("a", 500);
-        stamps.advance("a", 300);
+        stamps.advance("a", 500, List.of());
+        stamps.advance("a", 300, List.of());
         assertThat(stamps.minimumFor("a")).isEqualTo(500);
         assertThat(stamps.minimumFor("b")).isEqualTo(Lsn.UNKNOWN);
     }
 
     @Test
     void unknownCommitPosition_sendsTheActorToThePrimary_untilALaterCommitIsKnown() {
-        stamps.advance("a", 500);
+        stamps.advance("a", 500, List.of());
         stamps.primaryOnly("a");
         assertThat(stamps.minimumFor("a")).isEqualTo(ActorStamps.PRIMARY_ONLY);
-        stamps.advance("a", 700);
+        stamps.advance("a", 700, List.of());
         assertThat(stamps.minimumFor("a")).isEqualTo(700);
     }
 }

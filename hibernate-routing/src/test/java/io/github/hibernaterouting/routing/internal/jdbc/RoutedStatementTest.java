@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import static io.github.hibernaterouting.routing.internal.jdbc.RoutedStatement.NONE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Method;
@@ -31,7 +32,7 @@ class RoutedStatementTest {
         final Connection physical = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), physical, null, null, true, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null, null), physical, null, null);
 
         int checked = 0;
         for (Method method : PreparedStatement.class.getMethods()) {
@@ -63,7 +64,7 @@ class RoutedStatementTest {
                 (proxy, method, args) ->
                         method.getName().equals("isWrapperFor") ? Boolean.FALSE : "the statement's answer");
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), null, null, null, true, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null, null), null, null, null);
         assertThat(watch.unwrap(RoutedStatement.class)).isSameAs(watch);
         assertThat(watch.isWrapperFor(PreparedStatement.class)).isTrue();
         assertThat(watch.unwrap(String.class)).isEqualTo("the statement's answer");
@@ -81,14 +82,7 @@ class RoutedStatementTest {
         final Connection routed = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                statement,
-                routed,
-                new PhysicalConnections(null, null, null, 0, null),
-                physical,
-                null,
-                null,
-                true,
-                null);
+                statement, routed, new PhysicalConnections(null, null, null, 0, null, null), physical, null, null);
         assertThat(watch.getConnection()).isSameAs(routed);
     }
 
@@ -98,20 +92,22 @@ class RoutedStatementTest {
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final Connection primary = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
-        final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null);
+        final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null, null);
         physicals.replica = replica;
         physicals.primary = primary;
         final UnitOfWorkRouter router = new UnitOfWorkRouter(null, physicals, null, false);
         final PreparedStatement statement = (PreparedStatement) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> null);
 
-        assertThat(router.prepared(null, primary, statement))
-                .as("a statement on the primary in auto-commit needs no watching")
+        assertThat(router.prepared(null, primary, statement, "select 1", NONE, NONE, NONE, NONE, null))
+                .as("a statement on the primary needs no watching")
                 .isSameAs(statement);
         assertThat(router.mayBeReadingReplicaData()).isFalse();
 
-        final PreparedStatement outer = router.prepared(null, replica, statement);
-        final PreparedStatement nested = router.prepared(null, replica, statement);
+        final PreparedStatement outer =
+                router.prepared(null, replica, statement, "select 1", NONE, NONE, NONE, NONE, null);
+        final PreparedStatement nested =
+                router.prepared(null, replica, statement, "select 1", NONE, NONE, NONE, NONE, null);
         assertThat(router.mayBeReadingReplicaData()).isTrue();
         nested.close();
         nested.close();
@@ -121,7 +117,7 @@ class RoutedStatementTest {
         outer.close();
         assertThat(router.mayBeReadingReplicaData()).isFalse();
 
-        router.prepared(null, replica, statement);
+        router.prepared(null, replica, statement, "select 1", NONE, NONE, NONE, NONE, null);
         router.released();
         assertThat(router.mayBeReadingReplicaData())
                 .as("a statement left open is gone with its connection")
