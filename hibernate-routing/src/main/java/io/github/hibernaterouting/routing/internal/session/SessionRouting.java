@@ -192,6 +192,14 @@ public final class SessionRouting {
         readFloorStale = true;
     }
 
+    /**
+     * A second-level, natural-id or query cache served this unit of work an entry: like a read on the
+     * primary, it may be newer than any replica (see {@link #fellBackToPrimary()}).
+     */
+    public void readFromCache() {
+        readFloorStale = true;
+    }
+
     /** Whether a read fell back to the primary since the floor was last taken. */
     public boolean readFloorStale() {
         return readFloorStale;
