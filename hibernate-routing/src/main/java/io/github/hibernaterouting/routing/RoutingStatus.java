@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * A snapshot of routing in one persistence unit, for status pages and health endpoints: each
  * node's statement counts, each replica's health and lag, and the latest decisions with their
- * reasons. Carries no SQL, parameters, URLs or credentials.
+ * reasons. Carries no SQL, parameters or credentials, and no URL except, masked, in a replica's
+ * {@link Node#problem() problem}.
  *
  * @param nodes the primary first, then the replicas in configuration order
  * @param decisions the latest routing decisions, newest first (at most 64)
@@ -27,6 +28,9 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
      * @param reads read statements this node ran
      * @param writes statements that were not provably read-only (primary only)
      * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
+     * @param problem for a replica the library refuses (a standby of another cluster or timeline, or
+     *     a server whose identity its role may not read): why, naming it by its masked URL; then
+     *     {@code up} is false. {@code null} otherwise
      */
     public record Node(
             String name,
@@ -36,7 +40,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             double lagSeconds,
             long reads,
             long writes,
-            Pool pool) {}
+            Pool pool,
+            String problem) {}
 
     /**
      * The connections of one of the library's own pools.
@@ -63,8 +68,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             return null;
         }
         final List<Node> nodes = new ArrayList<>();
-        runtime.forEachNode(
-                (name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum) -> nodes.add(new Node(
+        runtime.forEachNode((name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum, problem) ->
+                nodes.add(new Node(
                         name,
                         primary,
                         up,
@@ -72,7 +77,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
                         lagSeconds,
                         reads,
                         writes,
-                        maximum < 0 ? null : new Pool(active, idle, maximum))));
+                        maximum < 0 ? null : new Pool(active, idle, maximum),
+                        problem)));
         final List<Decision> decisions = new ArrayList<>();
         runtime.forEachDecision((epochMillis, node, reason) ->
                 decisions.add(new Decision(Instant.ofEpochMilli(epochMillis), node, reason)));

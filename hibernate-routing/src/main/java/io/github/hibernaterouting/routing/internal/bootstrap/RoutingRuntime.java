@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingSettings;
@@ -16,6 +17,7 @@ import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
 import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
+import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
@@ -54,7 +56,12 @@ public final class RoutingRuntime implements AutoCloseable {
     private final JdbcRouting jdbc;
     private final ReplicaReadGuard guard;
 
-    private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<HikariDataSource> replicaPools) {
+    private RoutingRuntime(
+            RoutingConfig config,
+            HikariDataSource primaryPool,
+            List<HikariDataSource> replicaPools,
+            ServerProbe primaryProbe,
+            List<ServerProbe> replicaProbes) {
         this.primaryPool = primaryPool;
         this.replicaPools = List.copyOf(replicaPools);
         final List<String> names = new ArrayList<>();
@@ -73,14 +80,19 @@ public final class RoutingRuntime implements AutoCloseable {
                     new CircuitBreaker(
                             config.circuitBreakerFailureThreshold,
                             config.circuitBreakerOpenDuration.toNanos(),
-                            System::nanoTime)));
+                            System::nanoTime),
+                    replicaProbes.get(i)));
         }
-        final LagBounds bounds =
-                new LagBounds(config.checkRecovery, config.maxReplicaLagBytes, config.maxReplicaLag.toMillis());
+        final LagBounds bounds = new LagBounds(
+                config.checkRecovery,
+                config.maxReplicaLagBytes,
+                config.maxReplicaLag.toMillis(),
+                LagBounds.staleAfter(config.maxReplicaLag.toMillis(), config.healthCheckInterval.toMillis()));
         this.replicas = new ReplicaSet(
                 nodes,
                 bounds,
                 config.loadBalancing,
+                primaryProbe,
                 primaryPool,
                 config.healthCheckInterval,
                 config.lsnPollInterval,
@@ -116,17 +128,28 @@ public final class RoutingRuntime implements AutoCloseable {
      * starts the background health check. A replica that is down does not stop the start: reads skip it.
      */
     static RoutingRuntime start(RoutingConfig config) {
-        final HikariDataSource primary = new HikariDataSource(OwnPools.primary(config));
+        final HikariConfig primaryConfig = OwnPools.primary(config);
+        final HikariDataSource primary = new HikariDataSource(primaryConfig);
         final List<HikariDataSource> replicaPools = new ArrayList<>();
+        final List<ServerProbe> probes = new ArrayList<>();
+        RoutingRuntime runtime = null;
         try {
+            probes.add(OwnPools.probe(primaryConfig));
             for (int i = 0; i < config.replicaUrls.size(); i++) {
-                replicaPools.add(new HikariDataSource(OwnPools.replica(config, i)));
+                final HikariConfig replicaConfig = OwnPools.replica(config, i);
+                replicaPools.add(new HikariDataSource(replicaConfig));
+                probes.add(OwnPools.probe(replicaConfig));
             }
-            final RoutingRuntime runtime = new RoutingRuntime(config, primary, replicaPools);
+            runtime =
+                    new RoutingRuntime(config, primary, replicaPools, probes.get(0), probes.subList(1, probes.size()));
             runtime.replicas.start();
             LOG.info("hibernate-routing started: {}", config);
             return runtime;
         } catch (RuntimeException e) {
+            if (runtime != null) {
+                runtime.replicas.close();
+            }
+            probes.forEach(ServerProbe::close);
             replicaPools.forEach(HikariDataSource::close);
             primary.close();
             throw e;
@@ -220,7 +243,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 long writes,
                 int activeConnections,
                 int idleConnections,
-                int maximumConnections);
+                int maximumConnections,
+                String problem);
     }
 
     /** Receives one recorded decision; see {@code RoutingStatus.Decision}. */
@@ -242,7 +266,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 metrics.statements(RoutingMetrics.PRIMARY, true),
                 primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
                 primaryConnections == null ? 0 : primaryConnections.getIdleConnections(),
-                primaryPool.getMaximumPoolSize());
+                primaryPool.getMaximumPoolSize(),
+                null);
         for (ReplicaNode node : replicas.nodes()) {
             final HikariPoolMXBean connections = node.ownPool();
             final HikariDataSource pool = replicaPools.get(node.index());
@@ -256,7 +281,8 @@ public final class RoutingRuntime implements AutoCloseable {
                     0,
                     connections == null ? 0 : connections.getActiveConnections(),
                     connections == null ? 0 : connections.getIdleConnections(),
-                    pool.getMaximumPoolSize());
+                    pool.getMaximumPoolSize(),
+                    node.problem());
         }
     }
 
