@@ -93,8 +93,8 @@ public interface RoutingSettings {
     String DEFAULT_MAX_REPLICA_LAG_BYTES = "16MB";
 
     /**
-     * A replica that is behind the primary and last replayed a transaction longer ago than this gets
-     * no reads. {@code 0} disables the time bound.
+     * A replica that is behind the primary and last replayed a transaction longer ago than this, or
+     * whose last answered health check is older (lag unknown), gets no reads. {@code 0} disables it.
      *
      * @settingDefault {@value #DEFAULT_MAX_REPLICA_LAG}
      * @since 0.1
@@ -105,9 +105,9 @@ public interface RoutingSettings {
     String DEFAULT_MAX_REPLICA_LAG = "10s";
 
     /**
-     * What happens when no replica can serve a read, a {@link ReplicaFailure}: {@code FALLBACK} uses
-     * another replica or the primary (only before any statement of the unit of work ran on the failed
-     * replica); {@code FAIL} throws.
+     * What happens when a replica cannot give a connection, a {@link ReplicaFailure}: {@code FALLBACK}
+     * uses another replica or the primary (only before any statement of the unit of work ran on the
+     * failed replica); {@code FAIL} throws. A replica not ready yet for a read uses the primary.
      *
      * @settingDefault {@value #DEFAULT_REPLICA_FAILURE}
      * @since 0.1
@@ -206,8 +206,8 @@ public interface RoutingSettings {
     int DEFAULT_REPLICA_MINIMUM_IDLE = 1;
 
     /**
-     * How long a caller waits for a replica connection before the replica counts as failed and the
-     * failure policy applies. Short, because the primary is a fallback. HikariCP's minimum is 250 ms.
+     * How long a caller waits for a replica connection before the failure policy applies (a busy pool
+     * does not open the breaker). Short, because the primary is a fallback. HikariCP's minimum is 250 ms.
      *
      * @settingDefault {@value #DEFAULT_REPLICA_CONNECTION_TIMEOUT}
      * @since 0.1
@@ -414,7 +414,7 @@ public interface RoutingSettings {
     enum ReplicaFailure {
         /** Use another replica or the primary, before any statement ran. */
         FALLBACK,
-        /** Surface the error. */
+        /** Surface the error; a replica not ready yet (position, lag, marker) still uses the primary. */
         FAIL
     }
 }
