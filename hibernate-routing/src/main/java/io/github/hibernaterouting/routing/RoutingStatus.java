@@ -27,7 +27,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
      * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
      * @param reads read statements this node ran
      * @param writes statements that were not provably read-only (primary only)
-     * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
+     * @param pool the connections of the node's pool right now, or {@code null} when they cannot be known (a data
+     *     source the application supplies that is not HikariCP)
      * @param problem for a replica the library refuses (a standby of another cluster or timeline, or
      *     a server whose identity its role may not read): why, naming it by its masked URL; then
      *     {@code up} is false. {@code null} otherwise
@@ -44,7 +45,7 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             String problem) {}
 
     /**
-     * The connections of one of the library's own pools.
+     * The connections of a node's pool.
      *
      * @param active connections borrowed by the application right now
      * @param idle connections waiting in the pool

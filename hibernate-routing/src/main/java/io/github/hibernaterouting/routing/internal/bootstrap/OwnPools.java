@@ -82,7 +82,8 @@ final class OwnPools {
     /**
      * The library's own connection to the server of {@code pool}, for the health check and the LSN
      * gate: the pool's URL, credentials, driver and driver properties, with a connect timeout and a
-     * socket timeout of their own unless the configuration set them, outside the pool.
+     * socket timeout of their own unless the configuration set them, outside the pool. {@code pool}
+     * may be a pool the application supplies ({@code HikariDataSource} is a {@code HikariConfig}).
      */
     static ServerProbe probe(HikariConfig pool) {
         final String url = pool.getJdbcUrl();
@@ -114,7 +115,7 @@ final class OwnPools {
     }
 
     private static final int PROBE_CONNECT_TIMEOUT_SECONDS = 2;
-    private static final int PROBE_QUERY_TIMEOUT_SECONDS = 2;
+    static final int PROBE_QUERY_TIMEOUT_SECONDS = 2;
     private static final int PROBE_SOCKET_TIMEOUT_SECONDS = 10;
 
     private static Driver driver(String driverClass, String url) throws SQLException {

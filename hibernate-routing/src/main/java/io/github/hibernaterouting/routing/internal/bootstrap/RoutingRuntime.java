@@ -1,23 +1,19 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.internal.Masking;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
+import io.github.hibernaterouting.routing.internal.jdbc.JtaTransactions;
 import io.github.hibernaterouting.routing.internal.metrics.DecisionLog;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
 import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
-import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
@@ -30,6 +26,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import javax.sql.DataSource;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.slf4j.Logger;
@@ -48,40 +46,36 @@ import org.slf4j.LoggerFactory;
 public final class RoutingRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RoutingRuntime.class);
 
-    private final HikariDataSource primaryPool;
-    private final List<HikariDataSource> replicaPools;
+    private final ConnectionSources sources;
     private final ReplicaSet replicas;
     private final RoutingMetrics metrics;
     private final ReadYourWritesTracker tracker;
     private final JdbcRouting jdbc;
     private final ReplicaReadGuard guard;
 
-    private RoutingRuntime(
-            RoutingConfig config,
-            HikariDataSource primaryPool,
-            List<HikariDataSource> replicaPools,
-            ServerProbe primaryProbe,
-            List<ServerProbe> replicaProbes) {
-        this.primaryPool = primaryPool;
-        this.replicaPools = List.copyOf(replicaPools);
+    private RoutingRuntime(RoutingConfig config, ConnectionSources sources, JtaTransactions jta) {
+        this.sources = sources;
+        final DataSource primaryPool = sources.primary();
+        final List<ConnectionSources.Replica> replicaSources = sources.replicas();
         final List<String> names = new ArrayList<>();
-        for (int i = 0; i < replicaPools.size(); i++) {
+        for (int i = 0; i < replicaSources.size(); i++) {
             names.add("replica" + (i + 1));
         }
         final MeterRegistry registry = config.meterRegistry instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         this.metrics = new RoutingMetrics(registry, config.persistenceUnit, names);
         final List<ReplicaNode> nodes = new ArrayList<>();
-        for (int i = 0; i < replicaPools.size(); i++) {
+        for (int i = 0; i < replicaSources.size(); i++) {
+            final ConnectionSources.Replica source = replicaSources.get(i);
             nodes.add(new ReplicaNode(
                     i,
                     names.get(i),
-                    Masking.url(config.replicaUrls.get(i)),
-                    replicaPools.get(i),
+                    source.description(),
+                    source.dataSource(),
                     new CircuitBreaker(
                             config.circuitBreakerFailureThreshold,
                             config.circuitBreakerOpenDuration.toNanos(),
                             System::nanoTime),
-                    replicaProbes.get(i)));
+                    source.probe()));
         }
         final LagBounds bounds = new LagBounds(
                 config.checkRecovery,
@@ -92,7 +86,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 nodes,
                 bounds,
                 config.loadBalancing,
-                primaryProbe,
+                sources.primaryProbe(),
                 primaryPool,
                 config.healthCheckInterval,
                 config.lsnPollInterval,
@@ -119,7 +113,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 tracker,
                 writes,
                 config.connection.isolation == null ? IsolationLevel.UNKNOWN : config.connection.isolation,
-                config.connection.autoCommit);
+                config.connection.autoCommit,
+                jta);
         this.guard = new ReplicaReadGuard(writes);
     }
 
@@ -127,36 +122,20 @@ public final class RoutingRuntime implements AutoCloseable {
      * Creates the pools, loads function volatility from the primary, checks every replica once and
      * starts the background health check. A replica that is down does not stop the start: reads skip it.
      */
-    static RoutingRuntime start(RoutingConfig config) {
-        final HikariConfig primaryConfig = OwnPools.primary(config);
-        final HikariDataSource primary = new HikariDataSource(primaryConfig);
-        final List<HikariDataSource> replicaPools = new ArrayList<>();
-        final List<ServerProbe> probes = new ArrayList<>();
-        RoutingRuntime runtime = null;
+    static RoutingRuntime start(RoutingConfig config, Function<String, Object> jndi, JtaTransactions jta) {
+        final ConnectionSources sources = ConnectionSources.open(config, jndi);
         try {
-            probes.add(OwnPools.probe(primaryConfig));
-            for (int i = 0; i < config.replicaUrls.size(); i++) {
-                final HikariConfig replicaConfig = OwnPools.replica(config, i);
-                replicaPools.add(new HikariDataSource(replicaConfig));
-                probes.add(OwnPools.probe(replicaConfig));
-            }
-            runtime =
-                    new RoutingRuntime(config, primary, replicaPools, probes.get(0), probes.subList(1, probes.size()));
+            final RoutingRuntime runtime = new RoutingRuntime(config, sources, jta);
             runtime.replicas.start();
             LOG.info("hibernate-routing started: {}", config);
             return runtime;
         } catch (RuntimeException e) {
-            if (runtime != null) {
-                runtime.replicas.close();
-            }
-            probes.forEach(ServerProbe::close);
-            replicaPools.forEach(HikariDataSource::close);
-            primary.close();
+            sources.close();
             throw e;
         }
     }
 
-    private static FunctionCatalog catalog(RoutingConfig config, HikariDataSource primary) {
+    private static FunctionCatalog catalog(RoutingConfig config, DataSource primary) {
         if (!config.loadCatalog) {
             return FunctionCatalog.NONE;
         }
@@ -182,8 +161,8 @@ public final class RoutingRuntime implements AutoCloseable {
     }
 
     /** Where connections to the primary come from, for schema tools and metadata. */
-    HikariDataSource primaryPool() {
-        return primaryPool;
+    DataSource primaryPool() {
+        return sources.primary();
     }
 
     /** The replicas, in configuration order. */
@@ -203,7 +182,7 @@ public final class RoutingRuntime implements AutoCloseable {
 
     /** The current WAL position of the primary, for publishers to stamp messages with. */
     public long currentPosition() throws SQLException {
-        try (Connection connection = primaryPool.getConnection()) {
+        try (Connection connection = sources.primary().getConnection()) {
             return WalPositions.insertPosition(connection);
         }
     }
@@ -255,7 +234,7 @@ public final class RoutingRuntime implements AutoCloseable {
 
     /** Visits the primary, then each replica. */
     public void forEachNode(NodeVisitor visitor) {
-        final HikariPoolMXBean primaryConnections = primaryPool.getHikariPoolMXBean();
+        final int[] primary = ConnectionSources.poolFigures(sources.primary());
         visitor.visit(
                 "primary",
                 true,
@@ -264,13 +243,12 @@ public final class RoutingRuntime implements AutoCloseable {
                 0.0,
                 metrics.statements(RoutingMetrics.PRIMARY, false),
                 metrics.statements(RoutingMetrics.PRIMARY, true),
-                primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
-                primaryConnections == null ? 0 : primaryConnections.getIdleConnections(),
-                primaryPool.getMaximumPoolSize(),
+                primary == null ? 0 : primary[0],
+                primary == null ? 0 : primary[1],
+                primary == null ? -1 : primary[2],
                 null);
         for (ReplicaNode node : replicas.nodes()) {
-            final HikariPoolMXBean connections = node.ownPool();
-            final HikariDataSource pool = replicaPools.get(node.index());
+            final int[] pool = ConnectionSources.poolFigures(node.connections());
             visitor.visit(
                     node.name(),
                     false,
@@ -279,9 +257,9 @@ public final class RoutingRuntime implements AutoCloseable {
                     node.lagSeconds(),
                     metrics.statements(node.metricsNode(), false),
                     0,
-                    connections == null ? 0 : connections.getActiveConnections(),
-                    connections == null ? 0 : connections.getIdleConnections(),
-                    pool.getMaximumPoolSize(),
+                    pool == null ? 0 : pool[0],
+                    pool == null ? 0 : pool[1],
+                    pool == null ? -1 : pool[2],
                     node.problem());
         }
     }
@@ -306,18 +284,6 @@ public final class RoutingRuntime implements AutoCloseable {
         replicas.close();
         tracker.close();
         metrics.close();
-        // Replicas first: an in-flight read must not fall back to a primary pool that is already closed.
-        for (HikariDataSource pool : replicaPools) {
-            closeQuietly(pool);
-        }
-        closeQuietly(primaryPool);
-    }
-
-    private static void closeQuietly(HikariDataSource pool) {
-        try {
-            pool.close();
-        } catch (RuntimeException e) {
-            LOG.warn("Closing pool {} failed", pool.getPoolName(), e);
-        }
+        sources.close();
     }
 }

@@ -1,7 +1,7 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;

@@ -8,9 +8,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The library's own connection to one server, for the health check and the LSN gate: one
  * connection, outside the application's pool, so that an application holding every pooled connection
- * never keeps the library from learning where a server is. Opened on first use with the pool's URL
- * and credentials, closed after any failure and opened again by the next query; every query has a
- * timeout. Queries on one server take turns ({@link #query}); servers never wait on each other.
+ * never keeps the library from learning where a server is. Opened on first use (with the pool's URL
+ * and credentials, or, for a data source the application supplies that the library cannot open
+ * connections around, borrowed from it and kept), closed after any failure and opened again by the
+ * next query; every query has a timeout. Queries on one server take turns ({@link #query}); servers never wait on each other.
  * Thread-safe.
  */
 public final class ServerProbe implements AutoCloseable {
@@ -74,7 +75,18 @@ public final class ServerProbe implements AutoCloseable {
                 throw new SQLException("The routing health check is closed", "08003");
             }
             if (connection == null) {
-                connection = opener.open();
+                final Connection opened = opener.open();
+                try {
+                    // A borrowed connection may come with auto-commit off: the checks must not hold
+                    // a transaction open on the server between two checks.
+                    if (!opened.getAutoCommit()) {
+                        opened.setAutoCommit(true);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    opened.close();
+                    throw e;
+                }
+                connection = opened;
             }
             try (Statement statement = connection.createStatement()) {
                 statement.setQueryTimeout(queryTimeoutSeconds);
