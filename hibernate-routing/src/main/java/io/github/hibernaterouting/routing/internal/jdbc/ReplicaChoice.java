@@ -164,8 +164,9 @@ final class ReplicaChoice {
         if (mandatory || p.failurePolicy == ReplicaFailure.FAIL && cannotConnect) {
             final String message = (reason == RouteReason.REPLICA_BUSY && node != null
                             ? "Replica " + node + " could not give a connection in time: its pool is busy (all its"
-                                    + " connections, " + RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE + ", are in use;"
-                                    + " the server answers): " + failure.getMessage()
+                                    + " connections are in use, the server answers; size the pool with "
+                                    + RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE
+                                    + ", or where the data source is defined): " + failure.getMessage()
                             : failure != null
                                     ? "Replica " + (node != null ? node : "") + " could not give a connection: "
                                             + failure.getMessage()

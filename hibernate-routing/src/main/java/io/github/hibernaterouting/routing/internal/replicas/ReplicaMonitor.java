@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
+import io.github.hibernaterouting.routing.ReplicaSettings;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
@@ -125,8 +126,7 @@ final class ReplicaMonitor implements AutoCloseable {
                 final String message =
                         identityMessage("Replica " + node, node.probe().role(), e);
                 if (bootstrap) {
-                    throw RoutingConfigurationException.withMessage(
-                            io.github.hibernaterouting.routing.RoutingSettings.REPLICA_USER, message);
+                    throw RoutingConfigurationException.withMessage(ReplicaSettings.REPLICA_USER, message);
                 }
                 refuse(node, message);
             } else if (wasUp || !node.checked) {
