@@ -62,8 +62,8 @@ public interface PoolSettings {
     int DEFAULT_REPLICA_MINIMUM_IDLE = 1;
 
     /**
-     * How long a caller waits for a replica connection before the replica counts as failed and the
-     * failure policy applies. Short, because the primary is a fallback. HikariCP's minimum is 250 ms.
+     * How long a caller waits for a replica connection before the failure policy applies (a busy pool
+     * does not open the breaker). Short, because the primary is a fallback. HikariCP's minimum is 250 ms.
      *
      * @settingDefault {@value #DEFAULT_REPLICA_CONNECTION_TIMEOUT}
      * @since 0.1

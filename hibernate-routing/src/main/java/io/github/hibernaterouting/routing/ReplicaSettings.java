@@ -71,8 +71,8 @@ public interface ReplicaSettings {
     String DEFAULT_MAX_REPLICA_LAG_BYTES = "16MB";
 
     /**
-     * A replica that is behind the primary and last replayed a transaction longer ago than this gets
-     * no reads. {@code 0} disables the time bound.
+     * A replica that is behind the primary and last replayed a transaction longer ago than this, or
+     * whose last answered health check is older (lag unknown), gets no reads. {@code 0} disables it.
      *
      * @settingDefault {@value #DEFAULT_MAX_REPLICA_LAG}
      * @since 0.1
@@ -83,9 +83,9 @@ public interface ReplicaSettings {
     String DEFAULT_MAX_REPLICA_LAG = "10s";
 
     /**
-     * What happens when no replica can serve a read, a {@link ReplicaFailure}: {@code FALLBACK} uses
-     * another replica or the primary (only before any statement of the unit of work ran on the failed
-     * replica); {@code FAIL} throws.
+     * What happens when a replica cannot give a connection, a {@link ReplicaFailure}: {@code FALLBACK}
+     * uses another replica or the primary (only before any statement of the unit of work ran on the
+     * failed replica); {@code FAIL} throws. A replica not ready yet for a read uses the primary.
      *
      * @settingDefault {@value #DEFAULT_REPLICA_FAILURE}
      * @since 0.1
@@ -153,7 +153,7 @@ public interface ReplicaSettings {
     enum ReplicaFailure {
         /** Use another replica or the primary, before any statement ran. */
         FALLBACK,
-        /** Surface the error. */
+        /** Surface the error; a replica not ready yet (position, lag, marker) still uses the primary. */
         FAIL
     }
 }

@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * A snapshot of routing in one persistence unit, for status pages and health endpoints: each
  * node's statement counts, each replica's health and lag, and the latest decisions with their
- * reasons. Carries no SQL, parameters, URLs or credentials.
+ * reasons. Carries no SQL, parameters or credentials, and no URL except, masked, in a replica's
+ * {@link Node#problem() problem}.
  *
  * @param nodes the primary first, then the replicas in configuration order
  * @param decisions the latest routing decisions, newest first (at most 64)
@@ -28,6 +29,9 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
      * @param writes statements that were not provably read-only (primary only)
      * @param pool the connections of the node's pool right now, or {@code null} when they cannot be known (a data
      *     source the application supplies that is not HikariCP)
+     * @param problem for a replica the library refuses (a standby of another cluster or timeline, or
+     *     a server whose identity its role may not read): why, naming it by its masked URL; then
+     *     {@code up} is false. {@code null} otherwise
      */
     public record Node(
             String name,
@@ -37,7 +41,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             double lagSeconds,
             long reads,
             long writes,
-            Pool pool) {}
+            Pool pool,
+            String problem) {}
 
     /**
      * The connections of a node's pool.
@@ -64,8 +69,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             return null;
         }
         final List<Node> nodes = new ArrayList<>();
-        runtime.forEachNode(
-                (name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum) -> nodes.add(new Node(
+        runtime.forEachNode((name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum, problem) ->
+                nodes.add(new Node(
                         name,
                         primary,
                         up,
@@ -73,7 +78,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
                         lagSeconds,
                         reads,
                         writes,
-                        maximum < 0 ? null : new Pool(active, idle, maximum))));
+                        maximum < 0 ? null : new Pool(active, idle, maximum),
+                        problem)));
         final List<Decision> decisions = new ArrayList<>();
         runtime.forEachDecision((epochMillis, node, reason) ->
                 decisions.add(new Decision(Instant.ofEpochMilli(epochMillis), node, reason)));

@@ -21,6 +21,10 @@ final class OffloadActor {
         final List<Long> latencies = new ArrayList<>();
         long reads;
         long replicaReads;
+        /** Reads that started while every standby's replay was paused, and those of them a replica served. */
+        long stalledReads;
+
+        long stalledReplicaReads;
         long writes;
         long violationsImmediate;
         long violationsLater;
@@ -30,6 +34,8 @@ final class OffloadActor {
             latencies.addAll(other.latencies);
             reads += other.reads;
             replicaReads += other.replicaReads;
+            stalledReads += other.stalledReads;
+            stalledReplicaReads += other.stalledReplicaReads;
             writes += other.writes;
             violationsImmediate += other.violationsImmediate;
             violationsLater += other.violationsLater;
@@ -147,6 +153,7 @@ final class OffloadActor {
     void read(long row, boolean immediate) {
         final Long expected = acknowledged.get(row);
         final long started = System.nanoTime();
+        final boolean stalled = OffloadBenchmark.ALL_PAUSED.get();
         try (RoutingScope ignored = scope(false);
                 EntityManager em = emf.createEntityManager()) {
             final Doc doc = em.find(Doc.class, row);
@@ -156,10 +163,16 @@ final class OffloadActor {
             final boolean onPrimary = cluster.nodeForPort(port.intValue()).isPrimary();
             stats.latencies.add(elapsed);
             stats.reads++;
+            if (stalled) {
+                stats.stalledReads++;
+            }
             if (onPrimary) {
                 probesOnPrimary++;
             } else {
                 stats.replicaReads++;
+                if (stalled) {
+                    stats.stalledReplicaReads++;
+                }
             }
             if (expected != null && (doc == null || doc.val < expected)) {
                 if (immediate) {

@@ -62,6 +62,9 @@ public final class OffloadBenchmark {
 
     static final int SEED_ROWS = 4;
 
+    /** Whether every standby's replay is paused right now (set by the fault thread). */
+    static final java.util.concurrent.atomic.AtomicBoolean ALL_PAUSED = new java.util.concurrent.atomic.AtomicBoolean();
+
     public static void main(String[] args) throws Exception {
         final Map<String, String> options = Options.parse(args);
         final String scenario = options.getOrDefault("scenario", "long");
@@ -97,8 +100,9 @@ public final class OffloadBenchmark {
             settings.put("hibernate.hbm2ddl.auto", "none");
             // RoutingStatus counts through the meters; the default global registry has no registry
             // behind it and counts nothing.
-            settings.put(
-                    RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+            settings.put(RoutingSettings.METER_REGISTRY, meters);
             settings.putAll(options.entrySet().stream()
                     .filter(e -> e.getKey().startsWith("hibernate."))
                     .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
@@ -124,6 +128,7 @@ public final class OffloadBenchmark {
                 final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
                 int run = 0;
                 for (Policy policy : policies) {
+                    meters.clear();
                     rows.put(
                             policy,
                             runPolicy(
@@ -136,6 +141,9 @@ public final class OffloadBenchmark {
                                     ticks,
                                     writeEvery,
                                     faults));
+                    System.out.println("  " + policy.label + ": fallbacks "
+                            + counts(meters, "hibernate.routing.fallbacks", "reason") + ", LSN gate "
+                            + counts(meters, "hibernate.routing.lsn_gate", "outcome"));
                 }
                 System.out.println();
                 System.out.println(
@@ -195,6 +203,7 @@ public final class OffloadBenchmark {
                                 cluster.resumeReplay(cluster.standby(standby));
                             }
                         }
+                        ALL_PAUSED.set(cluster.standbys().stream().allMatch(cluster::isReplayPaused));
                     }
                 },
                 "faults");
@@ -204,6 +213,8 @@ public final class OffloadBenchmark {
         }
         faultThread.join();
         cluster.resumeAll();
+        ALL_PAUSED.set(false);
+        final double seconds = (System.nanoTime() - start) / 1e9;
         if (failure.get() != null) {
             throw new IllegalStateException(policy + " failed", failure.get());
         }
@@ -229,9 +240,30 @@ public final class OffloadBenchmark {
                 total.errors);
         if (!runName.equals("warmup")) {
             System.out.println(row);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %s: %.1f s; %,d reads started while every standby was paused, %.1f %% of them on replicas;"
+                            + " %,d reads otherwise, %.1f %% on replicas%n",
+                    policy.label,
+                    seconds,
+                    total.stalledReads,
+                    total.stalledReads == 0 ? 0.0 : 100.0 * total.stalledReplicaReads / total.stalledReads,
+                    total.reads - total.stalledReads,
+                    total.reads == total.stalledReads
+                            ? 0.0
+                            : 100.0
+                                    * (total.replicaReads - total.stalledReplicaReads)
+                                    / (total.reads - total.stalledReads));
             System.out.flush();
         }
         return row;
+    }
+
+    /** The counters named {@code name} by their {@code tag}, as {@code tag-value=count} pairs. */
+    private static String counts(io.micrometer.core.instrument.MeterRegistry meters, String name, String tag) {
+        final Map<String, Long> counts = new java.util.TreeMap<>();
+        meters.find(name).counters().forEach(c -> counts.merge(c.getId().getTag(tag), (long) c.count(), Long::sum));
+        return counts.toString();
     }
 
     private static long percentile(long[] sorted, double p) {

@@ -56,6 +56,9 @@ public class StatusServlet extends HttpServlet {
         json.put("lagSeconds", Double.isNaN(node.lagSeconds()) ? null : node.lagSeconds());
         json.put("reads", node.reads());
         json.put("writes", node.writes());
+        if (node.problem() != null) {
+            json.put("problem", node.problem());
+        }
         if (node.pool() != null) {
             json.put(
                     "pool",

@@ -54,7 +54,7 @@ public class StatementFollowBenchmark {
     }
 
     private final NoOpStatement driver = new NoOpStatement();
-    private final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null);
+    private final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null, null);
     private RoutedStatement reused;
     private long id;
 

@@ -1,10 +1,12 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.Masking;
+import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,22 +20,35 @@ import org.slf4j.LoggerFactory;
  * pool the library builds from a URL ({@link OwnPools}) or a data source the application, its
  * framework or its server supplies (an object, or a JNDI name looked up once at start). The library
  * closes only the pools it built.
+ *
+ * <p>Each server also gets the library's own connection for health checks ({@link ServerProbe}), so
+ * that an application holding every connection of a pool never keeps the library from learning where
+ * the server is. For a pool the library builds, and for a supplied HikariCP pool configured with a
+ * JDBC URL, that is a connection of its own with the pool's URL, credentials and properties, outside
+ * the pool. Any other supplied data source is the only way to the server the library may use: the
+ * check borrows one connection from it and keeps it, borrowing again only after it failed.
  */
 final class ConnectionSources implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionSources.class);
 
     /** One replica's connections, and how logs and errors name it. */
-    record Replica(String description, DataSource dataSource, boolean supplied) {}
+    record Replica(String description, DataSource dataSource, boolean supplied, ServerProbe probe) {}
 
     private final DataSource primary;
     private final String primaryDescription;
+    private final ServerProbe primaryProbe;
     private final List<Replica> replicas;
     private final List<HikariDataSource> owned;
 
     private ConnectionSources(
-            DataSource primary, String primaryDescription, List<Replica> replicas, List<HikariDataSource> owned) {
+            DataSource primary,
+            String primaryDescription,
+            ServerProbe primaryProbe,
+            List<Replica> replicas,
+            List<HikariDataSource> owned) {
         this.primary = primary;
         this.primaryDescription = primaryDescription;
+        this.primaryProbe = primaryProbe;
         this.replicas = List.copyOf(replicas);
         this.owned = List.copyOf(owned);
     }
@@ -49,28 +64,32 @@ final class ConnectionSources implements AutoCloseable {
         try {
             final DataSource primary;
             final String primaryDescription;
+            final ServerProbe primaryProbe;
             if (config.primaryDataSource != null) {
                 primary = resolve(config.primaryDataSource, "hibernate.connection.datasource", jndi);
                 primaryDescription = DataSourceSettings.describe(config.primaryDataSource);
+                primaryProbe = probe(primary);
             } else {
-                final HikariDataSource pool = new HikariDataSource(OwnPools.primary(config));
+                final HikariConfig primaryConfig = OwnPools.primary(config);
+                final HikariDataSource pool = new HikariDataSource(primaryConfig);
                 owned.add(pool);
                 primary = pool;
                 primaryDescription = Masking.url(config.primaryUrl);
+                primaryProbe = OwnPools.probe(primaryConfig);
             }
             final List<Replica> replicas = new ArrayList<>();
             for (Object source : config.replicaDataSources) {
-                replicas.add(new Replica(
-                        DataSourceSettings.describe(source),
-                        resolve(source, RoutingSettings.REPLICA_DATASOURCES, jndi),
-                        true));
+                final DataSource dataSource = resolve(source, RoutingSettings.REPLICA_DATASOURCES, jndi);
+                replicas.add(new Replica(DataSourceSettings.describe(source), dataSource, true, probe(dataSource)));
             }
             for (int i = 0; i < config.replicaUrls.size(); i++) {
-                final HikariDataSource pool = new HikariDataSource(OwnPools.replica(config, i));
+                final HikariConfig replicaConfig = OwnPools.replica(config, i);
+                final HikariDataSource pool = new HikariDataSource(replicaConfig);
                 owned.add(pool);
-                replicas.add(new Replica(Masking.url(config.replicaUrls.get(i)), pool, false));
+                replicas.add(new Replica(
+                        Masking.url(config.replicaUrls.get(i)), pool, false, OwnPools.probe(replicaConfig)));
             }
-            return new ConnectionSources(primary, primaryDescription, replicas, owned);
+            return new ConnectionSources(primary, primaryDescription, primaryProbe, replicas, owned);
         } catch (RuntimeException e) {
             owned.forEach(HikariDataSource::close);
             throw e;
@@ -101,6 +120,25 @@ final class ConnectionSources implements AutoCloseable {
                             + ", not a javax.sql.DataSource");
         }
         return dataSource;
+    }
+
+    /**
+     * The health check's connection to a server whose connections come from {@code source}, a data
+     * source the application supplies: its own, if {@code source} is a HikariCP pool with a JDBC URL
+     * (the pool's URL, credentials and properties); otherwise one connection borrowed from
+     * {@code source} and kept, because the library may not reach the server any other way.
+     */
+    static ServerProbe probe(DataSource source) {
+        final HikariDataSource hikari = hikari(source);
+        if (hikari != null && hikari.getJdbcUrl() != null) {
+            return OwnPools.probe(hikari);
+        }
+        return new ServerProbe(source::getConnection, OwnPools.PROBE_QUERY_TIMEOUT_SECONDS, null);
+    }
+
+    /** The health check's connection to the primary. */
+    ServerProbe primaryProbe() {
+        return primaryProbe;
     }
 
     /** Where primary connections come from. */
@@ -150,6 +188,11 @@ final class ConnectionSources implements AutoCloseable {
     /** Closes the pools the library built; replicas first, so an in-flight read cannot fall back to a closed primary. */
     @Override
     public void close() {
+        // Closing twice (the monitor closes them too) is harmless.
+        for (Replica replica : replicas) {
+            replica.probe().close();
+        }
+        primaryProbe.close();
         for (int i = owned.size() - 1; i >= 0; i--) {
             final HikariDataSource pool = owned.get(i);
             try {

@@ -2,7 +2,12 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
+import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
 
 /**
  * The library's own HikariCP pools, built from the configuration: Hibernate's connection settings
@@ -72,6 +77,59 @@ final class OwnPools {
         hikari.setMinimumIdle(pool.minimumIdle());
         hikari.setConnectionTimeout(pool.connectionTimeout().toMillis());
         return hikari;
+    }
+
+    /**
+     * The library's own connection to the server of {@code pool}, for the health check and the LSN
+     * gate: the pool's URL, credentials, driver and driver properties, with a connect timeout and a
+     * socket timeout of their own unless the configuration set them, outside the pool. {@code pool}
+     * may be a pool the application supplies ({@code HikariDataSource} is a {@code HikariConfig}).
+     */
+    static ServerProbe probe(HikariConfig pool) {
+        final String url = pool.getJdbcUrl();
+        final Properties properties = new Properties();
+        properties.putAll(pool.getDataSourceProperties());
+        if (pool.getUsername() != null) {
+            properties.setProperty("user", pool.getUsername());
+        }
+        if (pool.getPassword() != null) {
+            properties.setProperty("password", pool.getPassword());
+        }
+        properties.putIfAbsent("connectTimeout", String.valueOf(PROBE_CONNECT_TIMEOUT_SECONDS));
+        // A server that stops answering without closing the connection: the query timeout's cancel
+        // request may not reach it either.
+        properties.putIfAbsent("socketTimeout", String.valueOf(PROBE_SOCKET_TIMEOUT_SECONDS));
+        properties.putIfAbsent("ApplicationName", "hibernate-routing health check");
+        final String driverClass = pool.getDriverClassName();
+        return new ServerProbe(
+                () -> {
+                    final Connection connection = driver(driverClass, url).connect(url, properties);
+                    if (connection == null) {
+                        throw new SQLException(
+                                "The JDBC driver does not accept " + pool.getPoolName() + "'s URL", "08001");
+                    }
+                    return connection;
+                },
+                PROBE_QUERY_TIMEOUT_SECONDS,
+                pool.getUsername());
+    }
+
+    private static final int PROBE_CONNECT_TIMEOUT_SECONDS = 2;
+    static final int PROBE_QUERY_TIMEOUT_SECONDS = 2;
+    private static final int PROBE_SOCKET_TIMEOUT_SECONDS = 10;
+
+    private static Driver driver(String driverClass, String url) throws SQLException {
+        if (driverClass == null) {
+            return DriverManager.getDriver(url);
+        }
+        try {
+            final ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            return (Driver) Class.forName(driverClass, true, loader != null ? loader : OwnPools.class.getClassLoader())
+                    .getDeclaredConstructor()
+                    .newInstance();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new SQLException("Cannot load the JDBC driver " + driverClass + ": " + e, "08001", e);
+        }
     }
 
     /** HikariCP's name of a JDBC isolation level. */

@@ -74,14 +74,19 @@ public final class RoutingRuntime implements AutoCloseable {
                     new CircuitBreaker(
                             config.circuitBreakerFailureThreshold,
                             config.circuitBreakerOpenDuration.toNanos(),
-                            System::nanoTime)));
+                            System::nanoTime),
+                    source.probe()));
         }
-        final LagBounds bounds =
-                new LagBounds(config.checkRecovery, config.maxReplicaLagBytes, config.maxReplicaLag.toMillis());
+        final LagBounds bounds = new LagBounds(
+                config.checkRecovery,
+                config.maxReplicaLagBytes,
+                config.maxReplicaLag.toMillis(),
+                LagBounds.staleAfter(config.maxReplicaLag.toMillis(), config.healthCheckInterval.toMillis()));
         this.replicas = new ReplicaSet(
                 nodes,
                 bounds,
                 config.loadBalancing,
+                sources.primaryProbe(),
                 primaryPool,
                 config.healthCheckInterval,
                 config.lsnPollInterval,
@@ -217,7 +222,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 long writes,
                 int activeConnections,
                 int idleConnections,
-                int maximumConnections);
+                int maximumConnections,
+                String problem);
     }
 
     /** Receives one recorded decision; see {@code RoutingStatus.Decision}. */
@@ -239,7 +245,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 metrics.statements(RoutingMetrics.PRIMARY, true),
                 primary == null ? 0 : primary[0],
                 primary == null ? 0 : primary[1],
-                primary == null ? -1 : primary[2]);
+                primary == null ? -1 : primary[2],
+                null);
         for (ReplicaNode node : replicas.nodes()) {
             final int[] pool = ConnectionSources.poolFigures(node.connections());
             visitor.visit(
@@ -252,7 +259,8 @@ public final class RoutingRuntime implements AutoCloseable {
                     0,
                     pool == null ? 0 : pool[0],
                     pool == null ? 0 : pool[1],
-                    pool == null ? -1 : pool[2]);
+                    pool == null ? -1 : pool[2],
+                    node.problem());
         }
     }
 

@@ -22,25 +22,39 @@ public final class WalPositions {
     private static final String INSERT_SQL = "select pg_current_wal_insert_lsn()::text";
 
     /**
+     * Which cluster a server belongs to and where in its history it is: the system identifier, set by
+     * {@code initdb} and shared by every standby made from that cluster, and the timeline of the last
+     * checkpoint (a standby's last restartpoint). Both functions are executable by every role unless
+     * an administrator revoked that.
+     */
+    private static final String IDENTITY_COLUMNS =
+            "(select system_identifier::text from pg_catalog.pg_control_system()), "
+                    + "(select timeline_id::text from pg_catalog.pg_control_checkpoint())";
+
+    /**
      * The health check of a replica: whether it is in recovery, its replay position, whether it has
-     * replayed all it received, seconds since it last replayed a transaction, and the isolation level
-     * its connections' transactions get by default ({@link IsolationLevel#parse}).
+     * replayed all it received, seconds since it last replayed a transaction, the isolation level
+     * its connections' transactions get by default ({@link IsolationLevel#parse}), and its identity
+     * (system identifier and timeline).
      */
     public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
             + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
             + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
-            + "current_setting('transaction_isolation')";
+            + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS;
 
     /**
-     * The health check of the primary: its WAL write position, for the byte lag, and the isolation
-     * level its connections' transactions get by default (the server's, database's, role's, URL's or
-     * pool's {@code default_transaction_isolation}).
+     * The health check of the primary: its WAL write position, for the byte lag, the isolation level
+     * its connections' transactions get by default (the server's, database's, role's, URL's or pool's
+     * {@code default_transaction_isolation}), and its identity (system identifier and timeline).
      */
     private static final String PRIMARY_CHECK_SQL =
-            "select pg_current_wal_lsn()::text, current_setting('transaction_isolation')";
+            "select pg_current_wal_lsn()::text, current_setting('transaction_isolation'), " + IDENTITY_COLUMNS;
+
+    /** SQLSTATE of a function the role may not execute. */
+    public static final String INSUFFICIENT_PRIVILEGE = "42501";
 
     /** What the health check learns from the primary. */
-    public record PrimaryState(long writePosition, int defaultIsolation) {}
+    public record PrimaryState(long writePosition, int defaultIsolation, String systemIdentifier, int timeline) {}
 
     private WalPositions() {}
 
@@ -49,21 +63,39 @@ public final class WalPositions {
         return single(connection, INSERT_SQL, 0);
     }
 
-    /** The primary's write position and default isolation level, for the health check, with a query timeout. */
-    public static PrimaryState primaryState(Connection connection, int queryTimeoutSeconds) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
-            try (ResultSet rs = statement.executeQuery(PRIMARY_CHECK_SQL)) {
-                return rs.next()
-                        ? new PrimaryState(Lsn.parse(rs.getString(1)), IsolationLevel.parse(rs.getString(2)))
-                        : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN);
-            }
+    /** The primary's write position, default isolation level and identity, for the health check. */
+    public static PrimaryState primaryState(Statement statement) throws SQLException {
+        try (ResultSet rs = statement.executeQuery(PRIMARY_CHECK_SQL)) {
+            return rs.next()
+                    ? new PrimaryState(
+                            Lsn.parse(rs.getString(1)),
+                            IsolationLevel.parse(rs.getString(2)),
+                            rs.getString(3),
+                            timeline(rs.getString(4)))
+                    : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN, null, 0);
         }
     }
 
+    /** A timeline number as the identity columns give it, {@code 0} if unknown. */
+    public static int timeline(String text) {
+        return text == null ? 0 : Integer.parseInt(text.trim());
+    }
+
+    /**
+     * The statements that let {@code role} read the identity columns, for the message of a server
+     * that refused them ({@link #INSUFFICIENT_PRIVILEGE}).
+     */
+    public static String identityGrants(String role) {
+        final String to = " to " + (role == null ? "<the role of the library's connections>" : role);
+        return "grant execute on function pg_catalog.pg_control_system()" + to
+                + "; grant execute on function pg_catalog.pg_control_checkpoint()" + to;
+    }
+
     /** How far a replica has replayed, {@link Lsn#UNKNOWN} if it is not a standby. */
-    public static long replayPosition(Connection connection) throws SQLException {
-        return single(connection, REPLAY_SQL, 0);
+    public static long replayPosition(Statement statement) throws SQLException {
+        try (ResultSet rs = statement.executeQuery(REPLAY_SQL)) {
+            return rs.next() ? Lsn.parse(rs.getString(1)) : Lsn.UNKNOWN;
+        }
     }
 
     private static long single(Connection connection, String sql, int queryTimeoutSeconds) throws SQLException {

@@ -43,7 +43,7 @@ final class ReplicaChoice {
             return fallBack(p, unit, mandatory, RouteReason.PENDING_WRITE, null, null);
         }
         if (unit.replicaLost()) {
-            return fallBack(p, unit, mandatory, RouteReason.REPLICA_DOWN, null, null);
+            return fallBack(p, unit, mandatory, unit.replicaLostReason(), null, null);
         }
         if (!mandatory) {
             // Monotonic reads: a read of this unit of work that fell back to the primary may have seen
@@ -62,8 +62,9 @@ final class ReplicaChoice {
                 // The replica this unit of work read from is gone, too far behind, or short of the
                 // required position; another one could be behind what was already read, so only the
                 // primary keeps reads monotonic.
-                unit.loseReplica();
-                return fallBack(p, unit, mandatory, ReplicaNode.Ineligibility.fallbackReason(why), null, null);
+                final RouteReason lost = ReplicaNode.Ineligibility.fallbackReason(why);
+                unit.loseReplica(lost);
+                return fallBack(p, unit, mandatory, lost, null, null);
             }
         }
         final boolean sticky = node != null;
@@ -73,7 +74,10 @@ final class ReplicaChoice {
             if (required != Lsn.UNKNOWN) {
                 if (node != null) {
                     p.metrics.gate(GateOutcome.KNOWN, 0);
-                } else if (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN) {
+                } else if (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN && !unit.lsnWaited()) {
+                    // At most one wait per unit of work: its later reads take the replicas' known
+                    // positions, or the primary.
+                    unit.lsnWaited(true);
                     node = p.replicas.await(required, p.lsnWaitNanos, whyNot);
                     servedReason = RouteReason.LSN_WAIT;
                 }
@@ -81,12 +85,21 @@ final class ReplicaChoice {
         }
         SQLException failure = null;
         ReplicaNode failed = null;
+        RouteReason failureReason = null;
         for (int attempt = 0; node != null && attempt <= p.replicas.nodes().size(); attempt++) {
             final Connection physical;
             try {
                 physical = p.configure(node.connections().getConnection(), node);
             } catch (SQLException e) {
-                replicaFailed(p, node, e);
+                // A pool whose connections are all in use is busy, not failed: its breaker stays
+                // closed and its connections stay; the health check, on a connection of its own,
+                // says whether the server answers.
+                failureReason = node.busy(e) ? RouteReason.REPLICA_BUSY : RouteReason.REPLICA_DOWN;
+                if (failureReason == RouteReason.REPLICA_BUSY) {
+                    p.metrics.replicaBusy(node.metricsNode());
+                } else {
+                    replicaFailed(p, node, e);
+                }
                 failure = e;
                 failed = node;
                 whyNot[0] = ReplicaNode.Ineligibility.DOWN;
@@ -94,7 +107,7 @@ final class ReplicaChoice {
                     // Under FALLBACK a unit of work that already read from this replica moves to the
                     // primary, never to another replica that could be behind what it read.
                     if (sticky) {
-                        unit.loseReplica();
+                        unit.loseReplica(failureReason);
                     }
                     break;
                 }
@@ -106,7 +119,13 @@ final class ReplicaChoice {
             unit.replica(node);
             return replicaUsed(p, unit, servedReason);
         }
-        return fallBack(p, unit, mandatory, ReplicaNode.Ineligibility.fallbackReason(whyNot[0]), failure, failed);
+        return fallBack(
+                p,
+                unit,
+                mandatory,
+                failureReason != null ? failureReason : ReplicaNode.Ineligibility.fallbackReason(whyNot[0]),
+                failure,
+                failed);
     }
 
     private static Connection replicaUsed(PhysicalConnections p, SessionRouting unit, RouteReason reason)
@@ -137,11 +156,21 @@ final class ReplicaChoice {
             SQLException failure,
             ReplicaNode node)
             throws SQLException {
-        if (mandatory || p.failurePolicy == ReplicaFailure.FAIL) {
-            final String message = (failure != null
-                            ? "Replica " + (node != null ? node : "") + " could not give a connection: "
-                                    + failure.getMessage()
-                            : "No replica can serve this read (" + reason.tag + ")")
+        // FAIL surfaces a replica that cannot give a connection (it failed, its breaker is open, or
+        // its pool is busy); a replica that is not ready yet for this read (a pending marker, a
+        // position not replayed within the wait, the lag bound) sends it to the primary, as promised.
+        final boolean cannotConnect =
+                failure != null || reason == RouteReason.REPLICA_DOWN || reason == RouteReason.REPLICA_BUSY;
+        if (mandatory || p.failurePolicy == ReplicaFailure.FAIL && cannotConnect) {
+            final String message = (reason == RouteReason.REPLICA_BUSY && node != null
+                            ? "Replica " + node + " could not give a connection in time: its pool is busy (all its"
+                                    + " connections are in use, the server answers; size the pool with "
+                                    + RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE
+                                    + ", or where the data source is defined): " + failure.getMessage()
+                            : failure != null
+                                    ? "Replica " + (node != null ? node : "") + " could not give a connection: "
+                                            + failure.getMessage()
+                                    : "No replica can serve this read (" + reason.tag + ")")
                     + (mandatory
                             ? "; strategy REPLICA never moves reads to the primary. Use Strategy.READ_AFTER_WRITE to allow it"
                             : "; " + RoutingSettings.REPLICA_FAILURE

@@ -41,8 +41,14 @@ public enum RouteReason {
     RAW_JDBC("raw-jdbc"),
     /** No replica could give a connection. */
     REPLICA_DOWN("replica-down"),
+    /** The replica's pool had no free connection in time: every one in use, the server answering. */
+    REPLICA_BUSY("replica-busy"),
+    /** The replica is not a standby of this primary (another cluster or timeline). */
+    FOREIGN_SERVER("foreign-server"),
     /** Every reachable replica was over the lag bound. */
     LAG_BOUND("lag-bound"),
+    /** The replica's lag data was older than the lag bound: its last health check did not answer in time. */
+    LAG_UNKNOWN("lag-unknown"),
     /** A replica turned out not to be in recovery. */
     NOT_IN_RECOVERY("not-in-recovery"),
     /** No replica had replayed the caller's minimum LSN within the wait. */

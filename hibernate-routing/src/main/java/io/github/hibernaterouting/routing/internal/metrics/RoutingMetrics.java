@@ -28,6 +28,7 @@ public final class RoutingMetrics {
     public static final String ESCALATIONS = "hibernate.routing.escalations";
     public static final String FALLBACKS = "hibernate.routing.fallbacks";
     public static final String REPLICA_FAILURES = "hibernate.routing.replica.failures";
+    public static final String REPLICA_BUSY = "hibernate.routing.replica.busy";
 
     /** How a wait for a WAL position ended; the value is the {@code outcome} tag of the meters. */
     public enum GateOutcome {
@@ -38,7 +39,9 @@ public final class RoutingMetrics {
         /** One got there during the wait. */
         WAITED("waited"),
         /** None got there in time. */
-        TIMED_OUT("timed-out");
+        TIMED_OUT("timed-out"),
+        /** None had moved since a wait last timed out: not waited for. */
+        STALLED("stalled");
 
         final String tag;
 
@@ -53,6 +56,7 @@ public final class RoutingMetrics {
     private final Counter[] escalations = new Counter[RouteReason.values().length];
     private final Counter[] fallbacks = new Counter[RouteReason.values().length];
     private final Counter[] replicaFailures;
+    private final Counter[] replicaBusy;
     private final Counter[] gateOutcomes = new Counter[GateOutcome.values().length];
     private final Timer gateWait;
     private final Counter stampReadErrors;
@@ -91,6 +95,7 @@ public final class RoutingMetrics {
             writes[i] = new LongAdder();
         }
         replicaFailures = new Counter[replicaNames.size()];
+        replicaBusy = new Counter[replicaNames.size()];
         gateWait = Timer.builder("hibernate.routing.lsn_gate.wait")
                 .description("Time units of work spent waiting for a replica to reach their required WAL position")
                 .tags(common)
@@ -177,6 +182,20 @@ public final class RoutingMetrics {
                     .tag("node", nodeNames[node])
                     .register(registry);
             replicaFailures[node - 1] = counter;
+        }
+        counter.increment();
+    }
+
+    /** Counts a borrow from replica {@code node}'s pool that timed out with every connection in use. */
+    public void replicaBusy(int node) {
+        Counter counter = replicaBusy[node - 1];
+        if (counter == null) {
+            counter = Counter.builder(REPLICA_BUSY)
+                    .description("Connections a replica's pool could not give in time because all were in use")
+                    .tags(common)
+                    .tag("node", nodeNames[node])
+                    .register(registry);
+            replicaBusy[node - 1] = counter;
         }
         counter.increment();
     }

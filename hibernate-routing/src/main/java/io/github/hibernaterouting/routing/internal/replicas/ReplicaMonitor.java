@@ -1,59 +1,88 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
-import com.zaxxer.hikari.HikariDataSource;
+import io.github.hibernaterouting.routing.ReplicaSettings;
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Checks, in the background, where the primary's WAL is and how far each replica has replayed it,
- * whether each replica is reachable and still in recovery; feeds the circuit breakers and the lag
- * bounds.
+ * whether each replica is reachable, still in recovery, and a standby of this primary (same system
+ * identifier, same timeline); feeds the circuit breakers, the lag bounds and the refusals.
  *
- * <p>One daemon thread per persistence unit; {@link #close()} stops it.
+ * <p>Every server is asked over the library's own connection ({@link ServerProbe}), never over the
+ * application's pools, and on a thread of its own: a server that hangs delays only its own checks,
+ * and the replicas' lag data keeps its age ({@link ReplicaNode#ineligibility}) so a check that stops
+ * answering makes its replica ineligible rather than frozen. {@link #close()} stops the threads.
  */
 final class ReplicaMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaMonitor.class);
-    private static final int QUERY_TIMEOUT_SECONDS = 2;
 
-    private final DataSource primary;
+    private final ServerProbe primary;
+    private final Runnable primaryFailed;
     private final List<ReplicaNode> replicas;
     private final LagBounds bounds;
     private final long intervalMillis;
-    private final ScheduledExecutorService executor;
+    private final ScheduledThreadPoolExecutor executor;
     private volatile long primaryLsn = Lsn.UNKNOWN;
     private volatile int primaryDefaultIsolation = IsolationLevel.UNKNOWN;
+    private volatile String primarySystemIdentifier;
+    private volatile int primaryTimeline;
 
-    ReplicaMonitor(DataSource primary, List<ReplicaNode> replicas, LagBounds bounds, long intervalMillis) {
+    /** @param primaryFailed runs when the primary does not answer (its pooled connections may be dead) */
+    ReplicaMonitor(
+            ServerProbe primary,
+            Runnable primaryFailed,
+            List<ReplicaNode> replicas,
+            LagBounds bounds,
+            long intervalMillis) {
         this.primary = primary;
+        this.primaryFailed = primaryFailed;
         this.replicas = replicas;
         this.bounds = bounds;
         this.intervalMillis = intervalMillis;
-        this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            final Thread thread = new Thread(runnable, "hibernate-routing-health");
+        final AtomicInteger threads = new AtomicInteger();
+        this.executor = new ScheduledThreadPoolExecutor(1 + replicas.size(), runnable -> {
+            final Thread thread = new Thread(runnable, "hibernate-routing-health-" + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
     }
 
-    /** Runs one check now, so routing starts from facts, then schedules the rest. */
+    /**
+     * Runs one check now, so routing starts from facts, then schedules the rest: the primary and each
+     * replica on a schedule of their own.
+     *
+     * @throws RoutingConfigurationException if a server answers but its role may not read its
+     *     identity, naming the {@code GRANT} that fixes it
+     */
     void start() {
-        checkNow();
-        executor.scheduleWithFixedDelay(this::checkQuietly, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        checkPrimary(true);
+        for (ReplicaNode node : replicas) {
+            checkReplica(node, true);
+        }
+        executor.scheduleWithFixedDelay(
+                () -> quietly(() -> checkPrimary(false)), intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        for (ReplicaNode node : replicas) {
+            executor.scheduleWithFixedDelay(
+                    () -> quietly(() -> checkReplica(node, false)),
+                    intervalMillis,
+                    intervalMillis,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
-    private void checkQuietly() {
+    private static void quietly(Runnable check) {
         try {
-            checkNow();
+            check.run();
         } catch (RuntimeException e) {
             LOG.warn("Replica health check failed unexpectedly", e);
         }
@@ -61,43 +90,96 @@ final class ReplicaMonitor implements AutoCloseable {
 
     /** Checks the primary and every replica once, on the calling thread. */
     void checkNow() {
-        final long lsn = queryPrimaryLsn();
+        checkPrimary(false);
         for (ReplicaNode node : replicas) {
-            final boolean wasUp = node.checked && node.isUp();
-            final boolean wasInRecovery = node.inRecovery;
-            final boolean answered = node.check(lsn, QUERY_TIMEOUT_SECONDS);
-            if (!answered && (wasUp || !node.checked)) {
-                LOG.warn("Replica {} does not answer; reads skip it until it does", node);
-            } else if (answered && node.isUp() && !wasUp) {
-                LOG.info(
-                        "Replica {} is up (replayed {}, {} bytes behind)",
-                        node,
-                        Lsn.format(node.replayLsn),
-                        node.lagBytes);
-            }
-            if (answered && !node.inRecovery && wasInRecovery && bounds.checkRecovery()) {
-                LOG.error("Replica {} is not in recovery (promoted, or not a standby); it gets no reads", node);
-            }
+            checkReplica(node, false);
         }
     }
 
-    private long queryPrimaryLsn() {
-        try (Connection connection = primary.getConnection()) {
-            final WalPositions.PrimaryState state = WalPositions.primaryState(connection, QUERY_TIMEOUT_SECONDS);
+    private void checkPrimary(boolean bootstrap) {
+        try {
+            final WalPositions.PrimaryState state = primary.query(WalPositions::primaryState);
             if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
                 primaryDefaultIsolation = state.defaultIsolation();
             }
+            primarySystemIdentifier = state.systemIdentifier();
+            primaryTimeline = state.timeline();
             primaryLsn = state.writePosition();
-            return state.writePosition();
         } catch (SQLException e) {
-            // Lag cannot be measured without the primary; keep the last known position. Its pooled
-            // connections are dead if it restarted: drop them so that the next caller gets a new one.
-            LOG.warn("Cannot read the primary's WAL position: {}", e.getMessage());
-            if (primary instanceof HikariDataSource pool && pool.getHikariPoolMXBean() != null) {
-                pool.getHikariPoolMXBean().softEvictConnections();
+            if (bootstrap && WalPositions.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                throw RoutingConfigurationException.withMessage(
+                        "jakarta.persistence.jdbc.user", identityMessage("The primary", primary.role(), e));
             }
-            return primaryLsn;
+            // Lag cannot be measured without the primary; keep the last known position.
+            LOG.warn("Cannot read the primary's WAL position: {}", e.getMessage());
+            primaryFailed.run();
         }
+    }
+
+    private void checkReplica(ReplicaNode node, boolean bootstrap) {
+        final boolean wasUp = node.checked && node.isUp();
+        final boolean wasInRecovery = node.inRecovery;
+        try {
+            node.check(primaryLsn);
+        } catch (SQLException e) {
+            if (WalPositions.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                final String message =
+                        identityMessage("Replica " + node, node.probe().role(), e);
+                if (bootstrap) {
+                    throw RoutingConfigurationException.withMessage(ReplicaSettings.REPLICA_USER, message);
+                }
+                refuse(node, message);
+            } else if (wasUp || !node.checked) {
+                LOG.warn("Replica {} does not answer ({}); reads skip it until it does", node, e.getMessage());
+            }
+            return;
+        }
+        verify(node);
+        if (node.isUp() && !wasUp) {
+            LOG.info(
+                    "Replica {} is up (replayed {}, {} bytes behind)", node, Lsn.format(node.replayLsn), node.lagBytes);
+        }
+        if (!node.inRecovery && wasInRecovery && bounds.checkRecovery()) {
+            LOG.error("Replica {} is not in recovery (promoted, or not a standby); it gets no reads", node);
+        }
+    }
+
+    /**
+     * Refuses a replica that is not a standby of this primary: another system identifier (another
+     * cluster, a wrong URL), or, while it is in recovery, another timeline (a standby left behind by
+     * a promotion, or one that follows a newer primary). Clears the refusal once it matches again.
+     */
+    private void verify(ReplicaNode node) {
+        final String expected = primarySystemIdentifier;
+        String problem = null;
+        if (expected != null && node.systemIdentifier != null && !expected.equals(node.systemIdentifier)) {
+            problem = "Replica " + node + " belongs to another cluster (system identifier " + node.systemIdentifier
+                    + ", the primary's is " + expected + "): it is not a standby of this primary and gets no"
+                    + " reads. Check hibernate.routing.replica_urls (or HIBERNATE_ROUTING_REPLICA_URLS)";
+        } else if (node.inRecovery && primaryTimeline != 0 && node.timeline != 0 && node.timeline != primaryTimeline) {
+            problem = "Replica " + node + " is on timeline " + node.timeline + ", the primary on timeline "
+                    + primaryTimeline + ": it does not follow this primary's history (a promotion happened)"
+                    + " and gets no reads until it does";
+        }
+        if (problem != null) {
+            refuse(node, problem);
+        } else if (node.problem() != null) {
+            LOG.info("Replica {} is a standby of this primary again", node);
+            node.problem(null);
+        }
+    }
+
+    private static void refuse(ReplicaNode node, String problem) {
+        if (!problem.equals(node.problem())) {
+            LOG.error(problem);
+        }
+        node.problem(problem);
+    }
+
+    private static String identityMessage(String server, String role, SQLException e) {
+        return server + " does not let the library read its system identifier and timeline ("
+                + e.getMessage() + "), which it compares to tell this primary's standbys from other servers."
+                + " Run on the primary: " + WalPositions.identityGrants(role);
     }
 
     /** The isolation level the primary's pooled connections get by default, as last checked; {@link IsolationLevel#UNKNOWN} before. */
@@ -112,6 +194,10 @@ final class ReplicaMonitor implements AutoCloseable {
             executor.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        primary.close();
+        for (ReplicaNode node : replicas) {
+            node.probe().close();
         }
     }
 }

@@ -9,22 +9,28 @@ import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.sql.SQLTransientConnectionException;
 import javax.sql.DataSource;
 
 /**
  * One hot standby: where its connections come from, its circuit breaker, and what was last learned
  * about it.
  *
- * <p>The state fields are written by the health check (and by on-demand checks) and read on every
- * routing decision without locking; each is a single volatile, so a reader may combine values from
- * two checks, which only ever errs by one check interval.
+ * <p>What is known comes from the library's own connection to the server ({@link ServerProbe}),
+ * never from the application's pool, so a pool that the application keeps busy says nothing about
+ * the server's health. The state fields are written by the health check (and by on-demand checks)
+ * and read on every routing decision without locking; each is a single volatile, so a reader may
+ * combine values from two checks, which only ever errs by one check interval.
  */
 public final class ReplicaNode {
     /** Why a replica cannot serve a read right now; the value doubles as a metrics tag. */
     public enum Ineligibility {
         DOWN(RouteReason.REPLICA_DOWN),
+        /** Not a standby of this primary: another cluster, or another timeline ({@link #problem()}). */
+        FOREIGN(RouteReason.FOREIGN_SERVER),
         NOT_IN_RECOVERY(RouteReason.NOT_IN_RECOVERY),
+        /** Its last successful health check is older than {@link LagBounds#staleAfterNanos()}. */
+        LAG_UNKNOWN(RouteReason.LAG_UNKNOWN),
         LAG_BOUND(RouteReason.LAG_BOUND),
         BEHIND_LSN(RouteReason.LSN_FALLBACK);
 
@@ -45,11 +51,24 @@ public final class ReplicaNode {
     private final String maskedUrl;
     private final DataSource connections;
     private final CircuitBreaker breaker;
+    private final ServerProbe probe;
 
     volatile boolean checked;
+    /** {@link System#nanoTime()} of the last health check that answered. */
+    private volatile long checkedAtNanos;
+    /** The server's system identifier and timeline, from its last check; {@code null} before. */
+    volatile String systemIdentifier;
+
+    volatile int timeline;
+    /** Why the library refuses this server as a replica of its primary, naming it; {@code null} if it does not. */
+    private volatile String problem;
+
     volatile boolean reachable;
     volatile boolean inRecovery = true;
     volatile long replayLsn = Lsn.UNKNOWN;
+    /** {@link System#nanoTime()} when {@link #replayLsn} was last read from the server (a check or the gate). */
+    private volatile long replayObservedAt;
+
     volatile long lagBytes = -1;
     volatile double lagSeconds = Double.NaN;
     /**
@@ -59,12 +78,28 @@ public final class ReplicaNode {
      */
     private volatile int defaultIsolation = IsolationLevel.UNKNOWN;
 
-    public ReplicaNode(int index, String name, String maskedUrl, DataSource connections, CircuitBreaker breaker) {
+    /**
+     * @param connections the application's connections to the replica
+     * @param probe the library's own connection to it, for the health check and the LSN gate
+     */
+    public ReplicaNode(
+            int index,
+            String name,
+            String maskedUrl,
+            DataSource connections,
+            CircuitBreaker breaker,
+            ServerProbe probe) {
         this.index = index;
         this.name = name;
         this.maskedUrl = maskedUrl;
         this.connections = connections;
         this.breaker = breaker;
+        this.probe = probe;
+    }
+
+    /** A replica whose checks borrow one connection from {@code connections} and keep it (tests with fake servers). */
+    public ReplicaNode(int index, String name, String maskedUrl, DataSource connections, CircuitBreaker breaker) {
+        this(index, name, maskedUrl, connections, breaker, new ServerProbe(connections::getConnection, 2, null));
     }
 
     /** The replica's position in the configuration, from 0. */
@@ -106,9 +141,43 @@ public final class ReplicaNode {
         return lagSeconds;
     }
 
-    /** Whether the breaker is closed and the last check reached the server. */
+    /** Whether the breaker is closed, the last check reached the server, and the library does not refuse it. */
     public boolean isUp() {
-        return reachable && breaker.isClosed();
+        return reachable && breaker.isClosed() && problem == null;
+    }
+
+    /** The library's own connection to the server. */
+    ServerProbe probe() {
+        return probe;
+    }
+
+    /**
+     * Why the library refuses this server as a replica of its primary (a standby of another cluster,
+     * or of another timeline, or a role that may not read its identity), naming it by its masked URL;
+     * {@code null} if it does not.
+     */
+    public String problem() {
+        return problem;
+    }
+
+    void problem(String problem) {
+        this.problem = problem;
+    }
+
+    /** The replica's name and masked URL, as logs and messages name it. */
+    public String describe() {
+        return toString();
+    }
+
+    /**
+     * Whether {@code e}, from borrowing one of the application's connections, only says that the pool
+     * had none free in time (every connection in use, the server answering): the replica is busy, not
+     * failed. HikariCP attaches the last failure to connect to a timeout when there was one.
+     */
+    public boolean busy(SQLException e) {
+        return connections instanceof HikariDataSource
+                && e instanceof SQLTransientConnectionException
+                && e.getCause() == null;
     }
 
     /** See the field; read when a replica connection is bound, to give it the isolation level the unit of work needs. */
@@ -129,8 +198,14 @@ public final class ReplicaNode {
         if (!reachable || !breaker.isClosed()) {
             return Ineligibility.DOWN;
         }
+        if (problem != null) {
+            return Ineligibility.FOREIGN;
+        }
         if (bounds.checkRecovery() && !inRecovery) {
             return Ineligibility.NOT_IN_RECOVERY;
+        }
+        if (bounds.staleAfterNanos() > 0 && System.nanoTime() - checkedAtNanos > bounds.staleAfterNanos()) {
+            return Ineligibility.LAG_UNKNOWN;
         }
         if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
             return Ineligibility.LAG_BOUND;
@@ -145,33 +220,37 @@ public final class ReplicaNode {
     }
 
     /**
-     * Asks the replica where it is, over a pooled connection, and records the answer.
+     * Asks the replica where it is, over the library's own connection, and records the answer.
      *
      * @param primaryLsn the primary's current position, to compute the byte lag, or {@link Lsn#UNKNOWN}
-     * @return whether the replica answered
+     * @throws SQLException if it did not answer; the replica is then taken out of rotation
      */
-    boolean check(long primaryLsn, int queryTimeoutSeconds) {
-        try (Connection connection = connections.getConnection();
-                Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
-            try (ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
-                rs.next();
-                record(
-                        rs.getBoolean(1),
-                        rs.getString(2),
-                        rs.getBoolean(3),
-                        rs.getObject(4) == null ? Double.NaN : rs.getDouble(4),
-                        primaryLsn);
-                defaultIsolation = IsolationLevel.parse(rs.getString(5));
-            }
+    void check(long primaryLsn) throws SQLException {
+        try {
+            probe.query(statement -> {
+                try (ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
+                    rs.next();
+                    record(
+                            rs.getBoolean(1),
+                            rs.getString(2),
+                            rs.getBoolean(3),
+                            rs.getObject(4) == null ? Double.NaN : rs.getDouble(4),
+                            primaryLsn);
+                    defaultIsolation = IsolationLevel.parse(rs.getString(5));
+                    systemIdentifier = rs.getString(6);
+                    timeline = WalPositions.timeline(rs.getString(7));
+                }
+                return null;
+            });
+            checkedAtNanos = System.nanoTime();
+            replayObservedAt = checkedAtNanos;
             reachable = true;
             if (breaker.isClosed() || breaker.trialDue()) {
                 breaker.onSuccess();
             }
-            return true;
         } catch (SQLException e) {
             markFailed();
-            return false;
+            throw e;
         } finally {
             checked = true;
         }
@@ -199,13 +278,22 @@ public final class ReplicaNode {
         lagSeconds = bytes == 0 || replayedAllReceived && bytes <= 0 ? 0.0 : Math.max(0.0, secondsSinceReplay);
     }
 
-    /** Asks the replica how far it has replayed, for the LSN gate; a failure takes it out of rotation. */
+    /**
+     * Asks the replica how far it has replayed, for the LSN gate, over the library's own connection; a
+     * failure takes it out of rotation. Callers that queue behind another caller's question take its
+     * answer rather than ask again.
+     */
     void refreshReplay() {
-        try (Connection connection = connections.getConnection()) {
-            final long replay = WalPositions.replayPosition(connection);
-            if (replay != Lsn.UNKNOWN) {
-                observedReplay(replay);
-            }
+        final long before = probe.completed();
+        try {
+            probe.queryUnlessAnsweredSince(before, statement -> {
+                final long replay = WalPositions.replayPosition(statement);
+                if (replay != Lsn.UNKNOWN) {
+                    observedReplay(replay);
+                    replayObservedAt = System.nanoTime();
+                }
+                return null;
+            });
         } catch (SQLException e) {
             markFailed();
         }
@@ -226,6 +314,11 @@ public final class ReplicaNode {
             pool.softEvictConnections();
         }
         return breaker.onFailure();
+    }
+
+    /** How long ago {@link #replayLsn()} was read from the server, in nanoseconds. */
+    long replayAgeNanos() {
+        return System.nanoTime() - replayObservedAt;
     }
 
     /** Raises the known replay position after a check made elsewhere (for example by the LSN gate). */

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -23,11 +24,7 @@ public final class ReplicaSet implements AutoCloseable {
     private final ReplicaMonitor monitor;
     private final RoutingMetrics metrics;
 
-    /**
-     * @param primary where the health check reads the primary's position (for the byte lag)
-     * @param healthCheckInterval how often the health check runs
-     * @param lsnPollInterval how often the LSN gate asks the replicas while it waits
-     */
+    /** A replica set whose health check asks the primary over a connection borrowed from {@code primary} and kept (tests). */
     public ReplicaSet(
             List<ReplicaNode> nodes,
             LagBounds bounds,
@@ -36,12 +33,46 @@ public final class ReplicaSet implements AutoCloseable {
             Duration healthCheckInterval,
             Duration lsnPollInterval,
             RoutingMetrics metrics) {
+        this(
+                nodes,
+                bounds,
+                loadBalancing,
+                new ServerProbe(primary::getConnection, 2, null),
+                primary,
+                healthCheckInterval,
+                lsnPollInterval,
+                metrics);
+    }
+
+    /**
+     * @param primaryProbe the library's own connection to the primary, where the health check reads
+     *     its position (for the byte lag) and its identity
+     * @param primaryPool the application's connections to the primary, dropped when the primary does
+     *     not answer (a restarted primary has invalidated them)
+     * @param healthCheckInterval how often the health check runs
+     * @param lsnPollInterval how often the LSN gate asks the replicas while it waits
+     */
+    public ReplicaSet(
+            List<ReplicaNode> nodes,
+            LagBounds bounds,
+            LoadBalancing loadBalancing,
+            ServerProbe primaryProbe,
+            DataSource primaryPool,
+            Duration healthCheckInterval,
+            Duration lsnPollInterval,
+            RoutingMetrics metrics) {
         this.nodes = List.copyOf(nodes);
         this.bounds = bounds;
         this.metrics = metrics;
         this.selector = new ReplicaSelector(this.nodes, bounds, loadBalancing);
         this.gate = new LsnGate(this.nodes, selector, bounds, lsnPollInterval.toNanos(), metrics);
-        this.monitor = new ReplicaMonitor(primary, this.nodes, bounds, healthCheckInterval.toMillis());
+        final Runnable primaryFailed = () -> {
+            if (primaryPool instanceof HikariDataSource pool && pool.getHikariPoolMXBean() != null) {
+                pool.getHikariPoolMXBean().softEvictConnections();
+            }
+        };
+        this.monitor =
+                new ReplicaMonitor(primaryProbe, primaryFailed, this.nodes, bounds, healthCheckInterval.toMillis());
         for (ReplicaNode node : this.nodes) {
             final int number = node.metricsNode();
             metrics.replicaGauge(

@@ -35,6 +35,11 @@ public final class SessionRouting {
     private boolean escalated;
     private ReplicaNode replica;
     private boolean replicaLost;
+    /** Why the replica was lost: a failure, or falling behind what the unit of work needs. */
+    private RouteReason replicaLostReason = RouteReason.REPLICA_DOWN;
+    /** This unit of work has waited in the LSN gate once: it does not wait again. */
+    private boolean lsnWaited;
+
     private Strategy sessionStrategy;
     private boolean primaryTenant;
     private Set<EntityKey> replicaLoaded;
@@ -178,8 +183,31 @@ public final class SessionRouting {
     }
 
     public void loseReplica() {
+        loseReplica(RouteReason.REPLICA_DOWN);
+    }
+
+    /** {@link #loseReplica()}, saying why: the reason later reads that go to the primary count. */
+    public void loseReplica(RouteReason why) {
         replicaLost = replica != null;
+        replicaLostReason = why;
         replica = null;
+    }
+
+    /** Why this unit of work lost its replica ({@link #replicaLost()}). */
+    public RouteReason replicaLostReason() {
+        return replicaLostReason;
+    }
+
+    /**
+     * Whether this unit of work already waited in the LSN gate: it waits at most once, so that a
+     * position no replica reaches costs it one wait, not one per statement.
+     */
+    public boolean lsnWaited() {
+        return lsnWaited;
+    }
+
+    public void lsnWaited(boolean waited) {
+        lsnWaited = waited;
     }
 
     /**
