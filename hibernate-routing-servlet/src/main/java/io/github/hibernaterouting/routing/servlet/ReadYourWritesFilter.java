@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.servlet;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.InvalidConsistencyTokenException;
 import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.Strategy;
@@ -25,6 +26,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.hibernate.JDBCException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -42,7 +44,8 @@ import org.slf4j.MDC;
  * {@value #CONSISTENCY_TOKEN_HEADER}.</li>
  * <li>Safe methods run {@link Strategy#READ_AFTER_WRITE} with the actor's stamp and any
  * {@value #CONSISTENCY_TOKEN_HEADER} as the minimum position, unless an endpoint rule names another
- * strategy. {@value #FORCE_PRIMARY_HEADER}{@code : true}, {@code Consistency: strong}, server-sent
+ * strategy. A token ahead of the primary's current position is a {@code 400}, before any replica is
+ * asked ({@link ReadYourWrites#checkToken}). {@value #FORCE_PRIMARY_HEADER}{@code : true}, {@code Consistency: strong}, server-sent
  * events and WebSocket upgrades run on the primary. An invalid header value is a {@code 400} that
  * names the header and the fix.</li>
  * <li>Requests already rejected ({@code 401}/{@code 403} set before the filter) pass through
@@ -200,6 +203,9 @@ public final class ReadYourWritesFilter implements Filter {
                     "Authentication required: this request has no authenticated user.");
             return;
         }
+        if (!primaryReached(response, requested)) {
+            return;
+        }
         final RequestRouting routing = decide(request, method, mutation, forcePrimary, strong);
         final RoutingScope outer = RoutingScope.current();
         final RoutingScope scope = RoutingScope.builder()
@@ -234,6 +240,30 @@ public final class ReadYourWritesFilter implements Filter {
         } finally {
             closeScopes(outer, scope);
         }
+    }
+
+    /** Whether the primary has reached the client's token (or there is none); else answers 400, or 503 if unknown. */
+    private boolean primaryReached(HttpServletResponse response, ConsistencyToken requested) throws IOException {
+        try {
+            ReadYourWrites.checkToken(entityManagerFactory(), requested);
+            return true;
+        } catch (InvalidConsistencyTokenException e) {
+            LOG.debug("{} ahead of the primary: 400", CONSISTENCY_TOKEN_HEADER);
+            answer(
+                    response,
+                    HttpServletResponse.SC_BAD_REQUEST,
+                    RoutingHeaders.refusedToken(requested.toString(), e.reason())
+                            .getMessage());
+        } catch (JDBCException e) {
+            LOG.warn("Could not check a {} against the primary: {}", CONSISTENCY_TOKEN_HEADER, e.getMessage());
+            response.setHeader("Retry-After", "1");
+            answer(
+                    response,
+                    HttpServletResponse.SC_SERVICE_UNAVAILABLE,
+                    "Service unavailable: the " + CONSISTENCY_TOKEN_HEADER
+                            + " could not be checked against the primary. Retry in a second.");
+        }
+        return false;
     }
 
     private RequestRouting decide(

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.Masking;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
+import io.github.hibernaterouting.routing.internal.consistency.ReachedPositions;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
@@ -53,6 +54,7 @@ public final class RoutingRuntime implements AutoCloseable {
     private final ReadYourWritesTracker tracker;
     private final JdbcRouting jdbc;
     private final ReplicaReadGuard guard;
+    private final ReachedPositions reached;
 
     private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<HikariDataSource> replicaPools) {
         this.primaryPool = primaryPool;
@@ -109,6 +111,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.connection.isolation == null ? IsolationLevel.UNKNOWN : config.connection.isolation,
                 config.connection.autoCommit);
         this.guard = new ReplicaReadGuard(writes);
+        this.reached = new ReachedPositions(replicas::primaryPosition, this::currentPosition);
     }
 
     /**
@@ -183,6 +186,14 @@ public final class RoutingRuntime implements AutoCloseable {
         try (Connection connection = primaryPool.getConnection()) {
             return WalPositions.insertPosition(connection);
         }
+    }
+
+    /**
+     * Whether the primary has reached {@code position}: compared with the highest position known here,
+     * asking the primary once only for a position ahead of it; never asks a replica.
+     */
+    public boolean primaryReached(long position) throws SQLException {
+        return reached.reached(position);
     }
 
     /** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */
