@@ -9,7 +9,7 @@ import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.Masking;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -155,6 +155,9 @@ public final class RoutingConfig {
                 primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
         checkPoolSizes(
                 replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
+        if (!replicaUrls.isEmpty() && primaryUrl != null) {
+            refuseUserInfo(primaryUrlKey(settings), primaryUrl);
+        }
         if (!replicaUrls.isEmpty() && primaryUrl == null) {
             throw RoutingConfigurationException.withMessage(
                     REPLICA_URLS,
@@ -215,6 +218,7 @@ public final class RoutingConfig {
                         Masking.url(url),
                         "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
             }
+            refuseUserInfo(key, url);
             if (url.equals(primaryUrl)) {
                 // A replica URL equal to the primary's means "no separate replica": share the primary pool.
                 continue;
@@ -225,6 +229,27 @@ public final class RoutingConfig {
             }
         }
         return List.copyOf(new ArrayList<>(urls));
+    }
+
+    /** pgjdbc reads no credentials from a URL's user-info: it would take them for a host name, and print them. */
+    private static void refuseUserInfo(String key, String url) {
+        if (Masking.hasUserInfo(url)) {
+            throw new RoutingConfigurationException(
+                    key,
+                    url,
+                    "a JDBC URL without user-info (user:password@): the PostgreSQL driver takes it for a host name. "
+                            + "Give the user and password as jakarta.persistence.jdbc.user and .password (replicas: "
+                            + REPLICA_USER + ", " + REPLICA_PASSWORD + "), or as user= and password= parameters");
+        }
+    }
+
+    private static String primaryUrlKey(Map<String, ?> settings) {
+        for (String key : PRIMARY_URL_KEYS) {
+            if (string(settings, key) != null) {
+                return key;
+            }
+        }
+        return PRIMARY_URL_KEYS[0];
     }
 
     private static String redisUri(Map<String, ?> settings, UnaryOperator<String> env) {

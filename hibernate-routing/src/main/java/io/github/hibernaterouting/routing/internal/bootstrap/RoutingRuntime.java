@@ -3,7 +3,6 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.internal.Masking;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.ReachedPositions;
@@ -21,6 +20,7 @@ import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import jakarta.persistence.EntityManagerFactory;
@@ -119,7 +119,13 @@ public final class RoutingRuntime implements AutoCloseable {
      * starts the background health check. A replica that is down does not stop the start: reads skip it.
      */
     static RoutingRuntime start(RoutingConfig config) {
-        final HikariDataSource primary = new HikariDataSource(OwnPools.primary(config));
+        final HikariDataSource primary;
+        try {
+            primary = new HikariDataSource(OwnPools.primary(config));
+        } catch (RuntimeException e) {
+            // HikariCP and the driver quote the URL in their messages, credentials and all.
+            throw Masking.exception(e);
+        }
         final List<HikariDataSource> replicaPools = new ArrayList<>();
         try {
             for (int i = 0; i < config.replicaUrls.size(); i++) {
@@ -132,7 +138,7 @@ public final class RoutingRuntime implements AutoCloseable {
         } catch (RuntimeException e) {
             replicaPools.forEach(HikariDataSource::close);
             primary.close();
-            throw e;
+            throw Masking.exception(e);
         }
     }
 

@@ -162,8 +162,33 @@ class RoutingConfigTest {
     void toString_neverShowsPasswords() {
         final Map<String, Object> settings = base();
         settings.put("jakarta.persistence.jdbc.url", PRIMARY + "?password=s3cret-pw");
-        settings.put(RoutingSettings.REPLICA_URLS, "jdbc:postgresql://u:s3cret-pw@127.0.0.1:5433/app");
+        settings.put(RoutingSettings.REPLICA_URLS, "jdbc:postgresql://127.0.0.1:5433/app?sslpassword=s3cret-pw");
+        settings.put(RoutingSettings.REDIS_URI, "redis://cache-user:s3cret-pw@127.0.0.1:6379");
         assertThat(config(settings).toString()).doesNotContain("s3cret-pw").contains("****");
+    }
+
+    @Test
+    void jdbcUrlWithUserInfo_failsNamingTheKeyAndTheFix_withoutThePassword() {
+        for (String key : List.of("jakarta.persistence.jdbc.url", RoutingSettings.REPLICA_URLS)) {
+            final Map<String, Object> settings = base();
+            settings.put(key, "jdbc:postgresql://u:s3cret-pw@127.0.0.1:5433/app");
+            assertThatThrownBy(() -> config(settings))
+                    .isInstanceOf(RoutingConfigurationException.class)
+                    .hasMessageContaining("'" + key + "'")
+                    .hasMessageContaining("without user-info")
+                    .hasMessageContaining("jakarta.persistence.jdbc.user")
+                    .hasMessageNotContaining("s3cret-pw");
+        }
+    }
+
+    @Test
+    void valueOfASettingNamedForASecret_isMaskedInTheMessage() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.hikari.dataSourcePassword", "s3cret-pw");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.hikari.dataSourcePassword")
+                .hasMessageNotContaining("s3cret-pw");
     }
 
     // ---- Hibernate's connection settings ---------------------------------------------------------
