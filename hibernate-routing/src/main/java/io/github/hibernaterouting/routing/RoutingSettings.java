@@ -255,7 +255,7 @@ public interface RoutingSettings {
     boolean DEFAULT_CHECK_RECOVERY = true;
 
     /**
-     * The Micrometer {@code MeterRegistry} instance to record meters in.
+     * The Micrometer {@code MeterRegistry} instance to record meters in; any other value fails.
      *
      * @settingDefault {@code io.micrometer.core.instrument.Metrics.globalRegistry}
      * @since 0.1
@@ -322,8 +322,8 @@ public interface RoutingSettings {
 
     /**
      * The Redis server for the shared mutation marker ({@code redis://host:port} or
-     * {@code redis-sentinel://host:port/?sentinelMasterId=name}). Unset: no marker. Falls back to the
-     * environment variable {@code HIBERNATE_ROUTING_REDIS_URI}. A password in it is never logged.
+     * {@code redis-sentinel://host:port/?sentinelMasterId=name}). Unset: no marker. Falls back to the environment
+     * variable {@code HIBERNATE_ROUTING_REDIS_URI}. Needs {@code io.lettuce:lettuce-core}. Never logged.
      *
      * @settingDefault none (no marker)
      * @since 0.1

@@ -63,7 +63,7 @@ public final class RoutingRuntime implements AutoCloseable {
         for (int i = 0; i < replicaPools.size(); i++) {
             names.add("replica" + (i + 1));
         }
-        final MeterRegistry registry = config.meterRegistry instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        final MeterRegistry registry = config.meterRegistry != null ? config.meterRegistry : Metrics.globalRegistry;
         this.metrics = new RoutingMetrics(registry, config.persistenceUnit, names);
         final List<ReplicaNode> nodes = new ArrayList<>();
         for (int i = 0; i < replicaPools.size(); i++) {

@@ -168,6 +168,35 @@ class RoutingConfigTest {
     }
 
     @Test
+    void meterRegistryThatIsNotOne_failsNamingTheTypeGivenAndTheTypeExpected() {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.METER_REGISTRY, "prometheus");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining(RoutingSettings.METER_REGISTRY)
+                .hasMessageContaining("java.lang.String")
+                .hasMessageContaining("io.micrometer.core.instrument.MeterRegistry");
+        settings.put(RoutingSettings.METER_REGISTRY, new Object());
+        assertThatThrownBy(() -> config(settings)).hasMessageContaining("java.lang.Object");
+        settings.put(RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        assertThat(config(settings).meterRegistry).isInstanceOf(io.micrometer.core.instrument.MeterRegistry.class);
+    }
+
+    @Test
+    void primaryThatIsNotAPostgresqlUrl_failsNamingTheKeyAndTheForm_asForTheReplicas() {
+        for (String key : List.of("jakarta.persistence.jdbc.url", "hibernate.connection.url")) {
+            final Map<String, Object> settings = base();
+            settings.remove("jakarta.persistence.jdbc.url");
+            settings.put(key, "jdbc:mysql://db:3306/app?password=s3cret-pw");
+            assertThatThrownBy(() -> config(settings))
+                    .isInstanceOf(RoutingConfigurationException.class)
+                    .hasMessageContaining("'" + key + "'")
+                    .hasMessageContaining("jdbc:postgresql:")
+                    .hasMessageNotContaining("s3cret-pw");
+        }
+    }
+
+    @Test
     void jdbcUrlWithUserInfo_failsNamingTheKeyAndTheFix_withoutThePassword() {
         for (String key : List.of("jakarta.persistence.jdbc.url", RoutingSettings.REPLICA_URLS)) {
             final Map<String, Object> settings = base();
