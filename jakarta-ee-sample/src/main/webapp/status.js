@@ -10,6 +10,7 @@
     "escalated": "unit of work already wrote",
     "strategy": "strategy PRIMARY (mutation, @RoutingStrategy, event stream)",
     "forced": "query hint asked for the primary",
+    "verify": "lost-update check of a replica read",
     "transaction": "transaction pinned to the primary",
     "raw-jdbc": "raw JDBC, SQL unknown up front",
     "replica-down": "no replica reachable",

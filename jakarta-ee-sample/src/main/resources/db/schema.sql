@@ -1,6 +1,8 @@
 -- The sample's schema and seed data, applied on the primary before the persistence unit starts
 -- (hibernate.routing.actor_stamps=TABLE checks the users table at bootstrap). Idempotent, so that
--- a restart against the same servers keeps the data. A real application runs its migrations here.
+-- a restart against the same servers keeps the data. Schema.java runs it in one transaction under an
+-- advisory lock, so that instances started together on an empty database do not collide in the
+-- catalog. A real application runs its migrations here.
 
 create table if not exists users (
 	id bigint primary key,

@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,13 +30,21 @@ import java.util.Map;
  */
 public final class RoutingTestSupport {
     private static final Duration REPLICAS_UP_TIMEOUT = Duration.ofSeconds(30);
+    private static final List<String> PRIMARY_DATASOURCE_KEYS = List.of(
+            "hibernate.connection.datasource",
+            "jakarta.persistence.jtaDataSource",
+            "jakarta.persistence.nonJtaDataSource",
+            "javax.persistence.jtaDataSource",
+            "javax.persistence.nonJtaDataSource");
 
     private RoutingTestSupport() {}
 
     /**
      * Settings for a persistence unit on {@code cluster}: its primary, every standby as a replica
      * ({@link PostgresCluster#persistenceProperties()}), a health check every 100 ms, circuit
-     * breakers that stay open 200 ms, pools of at most 5 connections, and {@code hibernate.hbm2ddl.auto=none}.
+     * breakers that stay open 200 ms, pools of at most 5 connections (for the pools the library builds:
+     * not when {@code overrides} name the primary's or the replicas' data sources), and
+     * {@code hibernate.hbm2ddl.auto=none}.
      * {@code overrides} win; an override whose value is {@code null} removes the setting.
      *
      * @return a new mutable map
@@ -44,8 +53,13 @@ public final class RoutingTestSupport {
         final Map<String, Object> settings = cluster.persistenceProperties();
         settings.put(RoutingSettings.HEALTH_CHECK_INTERVAL, "100ms");
         settings.put(RoutingSettings.CIRCUIT_BREAKER_OPEN_DURATION, "200ms");
-        settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5");
-        settings.put(RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5");
+        // Pool sizes only for pools the library builds: it refuses them for data sources it is given.
+        if (PRIMARY_DATASOURCE_KEYS.stream().noneMatch(key -> overrides.get(key) != null)) {
+            settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "5");
+        }
+        if (overrides.get(RoutingSettings.REPLICA_DATASOURCES) == null) {
+            settings.put(RoutingSettings.REPLICA_MAXIMUM_POOL_SIZE, "5");
+        }
         settings.put("hibernate.hbm2ddl.auto", "none");
         settings.putAll(overrides);
         settings.values().removeIf(v -> v == null);
@@ -63,6 +77,17 @@ public final class RoutingTestSupport {
         for (Class<?> managedClass : managedClasses) {
             configuration.managedClass(managedClass);
         }
+        return emf(configuration, cluster, overrides);
+    }
+
+    /**
+     * The persistence unit {@code configuration} describes (its name, classes, transaction type…),
+     * with the {@link #settings settings} for {@code cluster} and {@code overrides} added. While a
+     * {@link RoutingLeakCheck} runs the current test class or test on this thread, it watches the new
+     * persistence unit's pools.
+     */
+    public static EntityManagerFactory emf(
+            PersistenceConfiguration configuration, PostgresCluster cluster, Map<String, ?> overrides) {
         settings(cluster, overrides).forEach(configuration::property);
         final EntityManagerFactory emf = configuration.createEntityManagerFactory();
         RoutingLeakCheck.watchIfActive(emf);

@@ -15,6 +15,11 @@ import java.util.Objects;
  *     hints = @QueryHint(name = "hibernate.query.database", value = "hibernate.routing.strategy=PRIMARY"))
  * }</pre>
  * Native SQL may carry the same comment directly: {@code /*+ hibernate.routing.strategy=PRIMARY *}{@code / select ...}.
+ *
+ * <p>The plain form, {@code query.setHint("hibernate.routing.strategy", "PRIMARY")}, cannot work:
+ * Hibernate drops the hint (logging "Ignoring unrecognized query hint" at INFO) before anything the
+ * library sees, and the query runs under the strategy of its EntityManager or scope. The bootstrap
+ * warns about named queries that carry it.
  */
 public final class RoutingHints {
     /** Hibernate's hint for database-level query hints ({@code HibernateHints.HINT_QUERY_DATABASE}). */

@@ -8,9 +8,17 @@ import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
  * written.
  *
  * <p>Scopes nest. The innermost scope that names a strategy decides for every session used inside
- * it (unless a query hint or a session property says otherwise). When a session inside a scope
- * writes, the scope and all scopes around it are marked as having written, so that under
- * {@link Strategy#READ_AFTER_WRITE} later sessions in them read from the primary.
+ * it (unless a query hint or a session property says otherwise). A scope may also carry a
+ * <em>freshness floor</em> ({@link Builder#floor(Strategy)}, {@link Builder#floor(ConsistencyToken)}):
+ * what a caller asked for, which no more specific level may weaken.
+ *
+ * <p>When a session inside a scope writes, the scope and all scopes around it are marked as having
+ * written, so that under {@link Strategy#READ_AFTER_WRITE} later sessions in them read from the
+ * primary. Scopes nested in a scope that has written know it too: their sessions read from the
+ * primary under {@code READ_AFTER_WRITE} as well, as they would in the scope that wrote (a
+ * {@link Routing#with} block inside a request that wrote, a {@link StampedWork} handler run inside
+ * a scope that wrote). That lasts until the scope that wrote closes: prefer a scope per unit of work
+ * (a request, a message) over one per thread.
  *
  * <pre>{@code
  * try (RoutingScope scope = RoutingScope.open(Strategy.PRIMARY)) {
@@ -51,6 +59,8 @@ public final class RoutingScope implements AutoCloseable {
         private Strategy strategy;
         private String actor;
         private ConsistencyToken minimum;
+        private Strategy floor;
+        private ConsistencyToken floorPosition;
 
         private Builder() {}
 
@@ -80,10 +90,56 @@ public final class RoutingScope implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A freshness floor: reads inside the scope are at least as fresh as {@code floor}, whatever a
+         * more specific level asks for. For what a caller asks of the application (a client that
+         * sends {@code X-Force-Primary: true}, say), which must win over a query hint, an
+         * EntityManager property or a nested scope that asks for less; the application's own choices
+         * are {@link #strategy(Strategy) strategies}, where the most specific wins.
+         *
+         * <p>Freshness order: {@link Strategy#PRIMARY}, then {@link Strategy#READ_AFTER_WRITE}, then
+         * {@link Strategy#STALE_READ}. Under a {@code PRIMARY} floor everything inside the scope runs
+         * on the primary, also under {@link Strategy#REPLICA} (which then writes too); under a
+         * {@code READ_AFTER_WRITE} floor {@code STALE_READ} becomes {@code READ_AFTER_WRITE}, and
+         * {@code REPLICA} reads use only replicas that have replayed the position the scope requires.
+         * Nested scopes keep the floor, and the freshest of several applies. Without a
+         * {@link #strategy(Strategy) strategy}, the floor is also the scope's strategy.
+         *
+         * @param floor {@code PRIMARY}, {@code READ_AFTER_WRITE}, {@code STALE_READ} (no effect), or
+         *     {@code null} for none
+         * @throws IllegalArgumentException for {@link Strategy#REPLICA}, which asks for a server, not for freshness
+         */
+        public Builder floor(Strategy floor) {
+            if (floor == Strategy.REPLICA) {
+                throw new IllegalArgumentException("REPLICA cannot be a freshness floor: it asks for a replica, not for"
+                        + " fresher reads. Use PRIMARY, READ_AFTER_WRITE or STALE_READ");
+            }
+            this.floor = floor;
+            return this;
+        }
+
+        /**
+         * A position floor: reads inside the scope reflect {@code position} under every strategy,
+         * {@link Strategy#STALE_READ} and {@link Strategy#REPLICA} included, whose reads otherwise
+         * require no position (a {@link #minimum(ConsistencyToken) minimum} holds only under
+         * {@code READ_AFTER_WRITE}). For a position a caller sent (a consistency token), which a
+         * more specific level must not ignore. It counts as a minimum too; combined with any given
+         * before (the later wins).
+         */
+        public Builder floor(ConsistencyToken position) {
+            this.floorPosition = position == null ? this.floorPosition : position.max(this.floorPosition);
+            return this;
+        }
+
         /** Opens the scope on the current thread, nested in the current one if there is one. */
         public RoutingScope open() {
             return (RoutingScope) ScopeFrame.open(
-                            strategy, actor, minimum == null ? Lsn.UNKNOWN : minimum.position(), RoutingScope::new)
+                            strategy != null ? strategy : floor,
+                            floor,
+                            actor,
+                            minimum == null ? Lsn.UNKNOWN : minimum.position(),
+                            floorPosition == null ? Lsn.UNKNOWN : floorPosition.position(),
+                            RoutingScope::new)
                     .handle();
         }
     }
@@ -114,12 +170,20 @@ public final class RoutingScope implements AutoCloseable {
         return frame.effectiveStrategy();
     }
 
+    /**
+     * The freshness floor of this scope, or the freshest of its enclosing scopes' (see
+     * {@link Builder#floor(Strategy)}); else {@code null}.
+     */
+    public Strategy floor() {
+        return frame.effectiveFloor();
+    }
+
     /** The actor of this scope or of the nearest enclosing scope that names one; else {@code null}. */
     public String actor() {
         return frame.actor();
     }
 
-    /** The latest minimum position given to this scope or an enclosing one; else {@code null}. */
+    /** The latest minimum position given to this scope or an enclosing one, position floors included; else {@code null}. */
     public ConsistencyToken minimum() {
         return token(frame.minimum());
     }

@@ -26,7 +26,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
      * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
      * @param reads read statements this node ran
      * @param writes statements that were not provably read-only (primary only)
-     * @param pool the connections of the node's pool right now, or {@code null} when the library does not own the pool
+     * @param pool the connections of the node's pool right now, or {@code null} when they cannot be known (a data
+     *     source the application supplies that is not HikariCP)
      */
     public record Node(
             String name,
@@ -39,7 +40,7 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             Pool pool) {}
 
     /**
-     * The connections of one of the library's own pools.
+     * The connections of a node's pool.
      *
      * @param active connections borrowed by the application right now
      * @param idle connections waiting in the pool

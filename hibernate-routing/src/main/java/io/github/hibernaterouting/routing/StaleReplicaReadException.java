@@ -3,33 +3,70 @@ package io.github.hibernaterouting.routing;
 import org.hibernate.StaleStateException;
 
 /**
- * An entity without {@code @Version} was read from a replica, and by the time this unit of work
- * updated or deleted it the primary held different data.
+ * An entity without {@code @Version}, or a collection of one, was read from a replica, and by the
+ * time this unit of work wrote it the primary held different data (or, for a collection, the library
+ * could not tell that it did not).
  *
  * <p>Writing would have overwritten the newer primary data unnoticed (a lost update), so the flush
  * fails instead; Jakarta Persistence reports it as an {@code OptimisticLockException}. Two fixes:
- * add a {@code @Version} attribute to the entity, or run this unit of work with
- * {@link Strategy#PRIMARY}.
+ * add a {@code @Version} attribute to the entity (a versioned owner's version also covers its
+ * collections), or run this unit of work with {@link Strategy#PRIMARY}.
  */
 public class StaleReplicaReadException extends StaleStateException {
     private static final long serialVersionUID = 1L;
 
     private final String entityName;
     private final transient Object identifier;
+    private final String collectionRole;
 
+    /**
+     * An entity's row changed on the primary.
+     *
+     * @param what how the row differs, completed by " on the primary since" ("changed (text)", "was deleted")
+     */
     public StaleReplicaReadException(String entityName, Object identifier, String what) {
         super("Entity " + entityName + " with id " + identifier + " was read from a replica and " + what
-                + " on the primary since; refusing to overwrite it. Fix: add a @Version attribute to "
-                + entityName + ", or run this unit of work with Strategy.PRIMARY");
+                + " on the primary since; refusing to overwrite it. " + fixes(entityName));
         this.entityName = entityName;
         this.identifier = identifier;
+        this.collectionRole = null;
     }
 
+    /**
+     * A collection of an entity differs on the primary from what was read, or cannot be compared
+     * with the primary.
+     *
+     * @param entityName the owner entity
+     * @param identifier the owner's id
+     * @param collectionRole the collection's role ({@code com.example.Shelf.tags})
+     * @param what what was found, a whole clause ("changed on the primary since (…)", "cannot be
+     *     compared with the primary (…)")
+     */
+    public StaleReplicaReadException(String entityName, Object identifier, String collectionRole, String what) {
+        super("Collection " + collectionRole + " of entity " + entityName + " with id " + identifier
+                + " was read from a replica and " + what
+                + "; refusing to write it, which could lose rows written on the primary since. " + fixes(entityName));
+        this.entityName = entityName;
+        this.identifier = identifier;
+        this.collectionRole = collectionRole;
+    }
+
+    private static String fixes(String entityName) {
+        return "Fix: add a @Version attribute to " + entityName + ", or run this unit of work with Strategy.PRIMARY";
+    }
+
+    /** The entity, or the owner of the collection. */
     public String getEntityName() {
         return entityName;
     }
 
+    /** The id of the entity, or of the collection's owner. */
     public Object getIdentifier() {
         return identifier;
+    }
+
+    /** The role of the collection that was refused, or {@code null} when an entity's row was. */
+    public String getCollectionRole() {
+        return collectionRole;
     }
 }

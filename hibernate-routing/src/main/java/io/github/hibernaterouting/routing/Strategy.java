@@ -9,7 +9,10 @@ import java.util.stream.Collectors;
  *
  * <p>A strategy can be set at every level; the most specific one wins: query hint, then
  * EntityManager/Session property, then a programmatic {@link RoutingScope}, then the HTTP request,
- * then the worker, then the persistence-unit default ({@value RoutingSettings#STRATEGY}).
+ * then the worker, then the persistence-unit default ({@value RoutingSettings#STRATEGY}). A
+ * freshness floor of an enclosing scope ({@link RoutingScope.Builder#floor(Strategy)}) then raises
+ * the result if it is less fresh: {@code PRIMARY}, then {@code READ_AFTER_WRITE}, then
+ * {@code STALE_READ}.
  */
 public enum Strategy {
     /**

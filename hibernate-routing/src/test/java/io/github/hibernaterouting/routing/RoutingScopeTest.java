@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
+import io.github.hibernaterouting.routing.internal.session.StrategyResolver;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +38,22 @@ class RoutingScopeTest {
     }
 
     @Test
+    void scopeOpenedInsideOneThatWrote_knowsTheWrite_untilThatScopeCloses() {
+        try (RoutingScope outer = RoutingScope.open(null)) {
+            try (RoutingScope sibling = RoutingScope.open(null)) {
+                ScopeFrame.current().markWritten();
+            }
+            try (RoutingScope nested = RoutingScope.open(Strategy.READ_AFTER_WRITE)) {
+                assertThat(nested.hasWritten()).as("nothing was written in it").isFalse();
+                assertThat(ScopeFrame.current().writeKnown()).isTrue();
+            }
+        }
+        try (RoutingScope next = RoutingScope.open(null)) {
+            assertThat(ScopeFrame.current().writeKnown()).isFalse();
+        }
+    }
+
+    @Test
     void closingOutOfOrderOrOnAnotherThread_fails() throws Exception {
         try (RoutingScope outer = RoutingScope.open(null)) {
             final RoutingScope inner = RoutingScope.open(null);
@@ -61,6 +78,59 @@ class RoutingScopeTest {
     void routingWith_runsUnderTheStrategy_andUnbindsAfterwards() {
         assertThat(Routing.with(Strategy.PRIMARY, () -> RoutingScope.current().effectiveStrategy()))
                 .isEqualTo(Strategy.PRIMARY);
+        assertThat(RoutingScope.current()).isNull();
+    }
+
+    @Test
+    void floors_areInheritedByNestedScopes_theFreshestApplies_andWinOverMoreSpecificLevels() {
+        try (RoutingScope outer =
+                RoutingScope.builder().floor(Strategy.READ_AFTER_WRITE).open()) {
+            assertThat(outer.effectiveStrategy())
+                    .as("a floor without a strategy is the scope's strategy")
+                    .isEqualTo(Strategy.READ_AFTER_WRITE);
+            try (RoutingScope inner = RoutingScope.builder()
+                    .strategy(Strategy.STALE_READ)
+                    .floor(Strategy.PRIMARY)
+                    .open()) {
+                assertThat(inner.floor()).isEqualTo(Strategy.PRIMARY);
+                assertThat(inner.effectiveStrategy()).isEqualTo(Strategy.STALE_READ);
+                assertThat(resolve(Strategy.REPLICA, null)).isEqualTo(Strategy.PRIMARY);
+                try (RoutingScope ignored =
+                        RoutingScope.builder().floor(Strategy.STALE_READ).open()) {
+                    assertThat(RoutingScope.current().floor()).isEqualTo(Strategy.PRIMARY);
+                }
+            }
+            assertThat(outer.floor()).isEqualTo(Strategy.READ_AFTER_WRITE);
+            assertThat(resolve(Strategy.STALE_READ, null)).isEqualTo(Strategy.READ_AFTER_WRITE);
+            assertThat(resolve(null, Strategy.STALE_READ)).isEqualTo(Strategy.READ_AFTER_WRITE);
+            assertThat(resolve(Strategy.REPLICA, null))
+                    .as("a READ_AFTER_WRITE floor leaves REPLICA on a replica")
+                    .isEqualTo(Strategy.REPLICA);
+            assertThat(resolve(Strategy.PRIMARY, null)).isEqualTo(Strategy.PRIMARY);
+        }
+        try (RoutingScope ignored = RoutingScope.open(Strategy.PRIMARY)) {
+            assertThat(resolve(Strategy.STALE_READ, null))
+                    .as("a strategy, unlike a floor, gives way to a more specific level")
+                    .isEqualTo(Strategy.STALE_READ);
+        }
+    }
+
+    private static Strategy resolve(Strategy hint, Strategy sessionProperty) {
+        return StrategyResolver.resolve(hint, sessionProperty, ScopeFrame.current(), false, Strategy.READ_AFTER_WRITE);
+    }
+
+    @Test
+    void positionFloor_isAMinimumToo_andReplicaIsNoFloor() {
+        final ConsistencyToken earlier = ConsistencyToken.ofPosition(100);
+        final ConsistencyToken later = ConsistencyToken.ofPosition(200);
+        try (RoutingScope outer =
+                RoutingScope.builder().floor(later).minimum(earlier).open()) {
+            assertThat(outer.minimum()).isEqualTo(later);
+            assertThat(ScopeFrame.current().floorPosition()).isEqualTo(200);
+        }
+        assertThatThrownBy(() -> RoutingScope.builder().floor(Strategy.REPLICA))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("REPLICA cannot be a freshness floor");
         assertThat(RoutingScope.current()).isNull();
     }
 

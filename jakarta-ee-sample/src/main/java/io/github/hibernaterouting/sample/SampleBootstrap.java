@@ -30,6 +30,15 @@ import org.slf4j.LoggerFactory;
  * the environment ({@link Servers#fromEnvironment}).
  */
 public class SampleBootstrap implements ServletContextListener {
+    /**
+     * Servlet context attribute with more persistence-unit settings (a {@code Map<String, String>}, e.g.
+     * {@code hibernate.routing.primary.maximum_pool_size}), which win over {@code persistence.xml}; set by
+     * {@link SampleServer#start(Servers, int, Map)}. In a servlet container, or in the launcher's JVM, pass
+     * settings as system properties instead ({@code -Dhibernate.routing.primary.maximum_pool_size=5}), which
+     * Hibernate reads too.
+     */
+    public static final String SETTINGS_ATTRIBUTE = SampleBootstrap.class.getName() + ".settings";
+
     /** Context init-param (and, upper-cased, environment variable {@code SAMPLE_WORKER_WHEN_BEHIND}): {@code RETRY} or {@code PRIMARY}. */
     public static final String WORKER_WHEN_BEHIND = "sample.worker.whenBehind";
 
@@ -56,8 +65,11 @@ public class SampleBootstrap implements ServletContextListener {
         Schema.apply(servers);
 
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        final EntityManagerFactory emf =
-                Persistence.createEntityManagerFactory("sample", persistenceProperties(servers, registry));
+        final Map<String, Object> properties = persistenceProperties(servers, registry);
+        if (context.getAttribute(SETTINGS_ATTRIBUTE) instanceof Map<?, ?> settings) {
+            settings.forEach((key, value) -> properties.put(String.valueOf(key), value));
+        }
+        final EntityManagerFactory emf = Persistence.createEntityManagerFactory("sample", properties);
         final NoteEvents events = new NoteEvents();
         final WordCountWorker worker = new WordCountWorker(
                 emf,

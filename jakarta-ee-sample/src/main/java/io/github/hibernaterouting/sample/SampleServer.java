@@ -4,6 +4,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.eclipse.jetty.ee11.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee11.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
@@ -38,6 +39,17 @@ public final class SampleServer implements AutoCloseable {
      * @throws Exception if Jetty or the application (schema, persistence unit) cannot start; nothing is left running
      */
     public static SampleServer start(Servers servers, int port) throws Exception {
+        return start(servers, port, Map.of());
+    }
+
+    /**
+     * Starts the application on {@code servers} with more persistence-unit settings, which win over
+     * {@code persistence.xml} (for example a small primary pool: {@code hibernate.routing.primary.maximum_pool_size}).
+     *
+     * @param port the port, or 0 for any free one
+     * @throws Exception if Jetty or the application (schema, persistence unit) cannot start; nothing is left running
+     */
+    public static SampleServer start(Servers servers, int port, Map<String, String> settings) throws Exception {
         final Server server = new Server();
         final ServerConnector connector = new ServerConnector(server);
         // Loopback only: the sample has demo keys and no TLS.
@@ -52,6 +64,7 @@ public final class SampleServer implements AutoCloseable {
         // Fail the start when the bootstrap listener fails, instead of serving 503s.
         webapp.setThrowUnavailableOnStartupException(true);
         webapp.setAttribute(Servers.ATTRIBUTE, servers);
+        webapp.setAttribute(SampleBootstrap.SETTINGS_ATTRIBUTE, Map.copyOf(settings));
         // Error pages without stack traces: they would show SQL to any client.
         final ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
         errors.setShowStacks(false);

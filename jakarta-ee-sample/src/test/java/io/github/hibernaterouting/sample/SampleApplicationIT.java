@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SampleApplicationIT {
     private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
     private static final Pattern TOKEN = Pattern.compile("rl1\\.[0-9a-f]{16}");
+    private static final Pattern CREATED_AT = Pattern.compile("\"createdAt\":\"([^\"]+)\"");
 
     @BeforeEach
     void watchTheSamplesPersistenceUnit(RunningSample sample, RoutingLeakCheck leaks) {
@@ -66,6 +67,27 @@ class SampleApplicationIT {
         } finally {
             cluster.resumeReplay(replica1);
         }
+    }
+
+    @Test
+    void createdAt_returnedByThePost_isWhatEveryLaterReadReturns(RunningSample sample) throws Exception {
+        for (int i = 0; i < 5; i++) {
+            final HttpResponse<String> created = sample.createNote("demo-alice", "Stamped " + i, "created at");
+            assertThat(created.statusCode()).isEqualTo(201);
+            final String location = created.headers().firstValue("Location").orElseThrow();
+            final HttpResponse<String> read =
+                    sample.send(sample.request(location, "demo-alice").GET());
+            assertThat(read.statusCode()).isEqualTo(200);
+            assertThat(createdAt(read.body()))
+                    .as("createdAt of the GET, against the POST's %s", created.body())
+                    .isEqualTo(createdAt(created.body()));
+        }
+    }
+
+    private static String createdAt(String json) {
+        final Matcher m = CREATED_AT.matcher(json);
+        assertThat(m.find()).as("createdAt in %s", json).isTrue();
+        return m.group(1);
     }
 
     @Test

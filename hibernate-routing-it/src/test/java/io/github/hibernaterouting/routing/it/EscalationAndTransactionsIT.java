@@ -7,8 +7,13 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.StampedWork;
+import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
@@ -111,6 +116,48 @@ class EscalationAndTransactionsIT extends RoutingFixture {
             assertThat(servedBy(cluster, em).isPrimary())
                     .as("outside the scope")
                     .isFalse();
+        }
+    }
+
+    /** Reads note {@code id} in a new EntityManager; the node that served it, and whether it saw the note. */
+    private static String readNote(long id) {
+        try (EntityManager em = emf.createEntityManager()) {
+            final Note note = em.find(Note.class, id);
+            return (note == null ? "missing" : note.text) + " on " + servedBy(cluster, em);
+        }
+    }
+
+    @Test
+    void nestedScope_openedAfterItsParentWrote_readsWhatTheParentWrote() {
+        // A commit every standby replayed just before the pause: they stay within the lag bound.
+        createNote("replayed everywhere");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        pauseAllStandbys();
+        // Like a mutation request's scope, without an actor: no stamp to carry the write.
+        try (RoutingScope request = RoutingScope.open(Strategy.PRIMARY)) {
+            final long id = createNote("written in the parent");
+            assertThat(request.lastCommit()).isNotNull();
+            assertThat(Routing.with(Strategy.READ_AFTER_WRITE, () -> readNote(id)))
+                    .as("a READ_AFTER_WRITE block nested in the scope that wrote")
+                    .startsWith("written in the parent on ");
+            try (RoutingScope inherits = RoutingScope.open(null)) {
+                assertThat(readNote(id)).startsWith("written in the parent on ");
+            }
+        }
+    }
+
+    @Test
+    void stampedWorker_runningInsideAScopeThatWrote_readsWhatTheScopeWrote() {
+        createNote("replayed everywhere");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        // The message was stamped before the scope's write: every standby has its position.
+        final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf);
+        pauseAllStandbys();
+        try (RoutingScope scope = RoutingScope.open(null)) {
+            final long id = createNote("written in the scope");
+            assertThat(StampedWork.builder(emf).build().call(stamp, 1, () -> readNote(id)))
+                    .as("a stamped worker running inside the scope that wrote")
+                    .startsWith("written in the scope on ");
         }
     }
 

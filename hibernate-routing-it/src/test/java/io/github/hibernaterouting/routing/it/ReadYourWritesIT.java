@@ -671,12 +671,7 @@ class ReadYourWritesIT {
     }
 
     private static boolean causeChainHas(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
+        return RoutingItSupport.causeOfType(e, type) != null;
     }
 
     @Test

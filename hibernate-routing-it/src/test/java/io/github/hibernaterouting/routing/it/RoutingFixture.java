@@ -16,7 +16,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -124,6 +126,43 @@ abstract class RoutingFixture {
             rs.next();
             return replicaBackend(rs.getInt(1), rs.getInt(2));
         }
+    }
+
+    /** Prepares and runs {@code sql} on {@code connection}, as raw JDBC in {@code Session.doWork} does. */
+    static void sql(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.execute();
+        }
+    }
+
+    /** The node that runs the next statement of {@code connection}, asked of the server ({@code inet_server_port()}). */
+    static Node nodeOf(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("select inet_server_port()");
+                ResultSet rs = query.executeQuery()) {
+            rs.next();
+            return cluster.nodeForPort(rs.getInt(1));
+        }
+    }
+
+    /**
+     * The client backends, on every node, that are inside a transaction block between statements
+     * ({@code idle in transaction}, aborted or not), as {@code pg_stat_activity} reports them: after
+     * a unit of work, a pooled connection left inside a transaction.
+     */
+    static List<String> backendsInTransaction() throws SQLException {
+        final List<String> found = new ArrayList<>();
+        for (Node node : cluster.nodes()) {
+            try (Connection admin = cluster.adminConnection(node);
+                    PreparedStatement query = admin.prepareStatement("select pid, state, query from pg_stat_activity"
+                            + " where backend_type = 'client backend' and state like 'idle in transaction%'"
+                            + " and pid <> pg_backend_pid()");
+                    ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    found.add(node + " pid " + rs.getInt(1) + " " + rs.getString(2) + " after: " + rs.getString(3));
+                }
+            }
+        }
+        return found;
     }
 
     static Backend replicaBackend(int port, int pid) {

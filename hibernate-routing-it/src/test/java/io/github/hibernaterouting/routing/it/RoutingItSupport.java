@@ -62,4 +62,14 @@ public final class RoutingItSupport {
     public static RoutingRuntime runtime(EntityManagerFactory emf) {
         return RoutingRuntime.of(emf);
     }
+
+    /** The first throwable of {@code type} in the cause chain of {@code e}, or {@code null}. */
+    public static <T extends Throwable> T causeOfType(Throwable e, Class<T> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
 }

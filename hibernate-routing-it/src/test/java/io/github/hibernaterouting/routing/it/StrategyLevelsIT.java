@@ -6,6 +6,12 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.ReplicaWriteException;
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingHints;
@@ -13,15 +19,19 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
+import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * The strategies and the levels that set them (persistence unit, scope, EntityManager property,
@@ -118,6 +128,138 @@ class StrategyLevelsIT extends RoutingFixture {
                     .as("programmatic scope")
                     .isEqualTo("new");
         }
+    }
+
+    /** The node that ran {@code select inet_server_port()} under {@code strategy} as a query hint. */
+    private static Node servedUnderHint(EntityManager em, Strategy strategy) {
+        final Number port = (Number) em.createNativeQuery("select inet_server_port()")
+                .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(strategy))
+                .getSingleResult();
+        return cluster.nodeForPort(port.intValue());
+    }
+
+    @Test
+    void primaryFloor_isNotWeakenedByAMoreSpecificLevel_whileAPrimaryStrategyIs() {
+        try (RoutingScope ignored = RoutingScope.open(Strategy.PRIMARY)) {
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                        .as("a plain PRIMARY scope: the more specific hint wins")
+                        .isFalse();
+            }
+        }
+        try (RoutingScope ignored =
+                RoutingScope.builder().floor(Strategy.PRIMARY).open()) {
+            for (Strategy weaker : new Strategy[] {Strategy.STALE_READ, Strategy.REPLICA, Strategy.READ_AFTER_WRITE}) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(servedUnderHint(em, weaker).isPrimary())
+                            .as("a %s hint under a PRIMARY floor", weaker)
+                            .isTrue();
+                }
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.setProperty(RoutingSettings.STRATEGY, weaker);
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("a %s EntityManager property under a PRIMARY floor", weaker)
+                            .isTrue();
+                }
+                assertThat(Routing.with(weaker, () -> {
+                            try (EntityManager em = emf.createEntityManager()) {
+                                return servedBy(cluster, em).isPrimary();
+                            }
+                        }))
+                        .as("a nested %s scope under a PRIMARY floor", weaker)
+                        .isTrue();
+            }
+        }
+    }
+
+    @Test
+    void readAfterWriteFloor_liftsStaleReadToReadAfterWrite() {
+        try (RoutingScope ignored =
+                        RoutingScope.builder().floor(Strategy.READ_AFTER_WRITE).open();
+                EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.persist(new Note("written"));
+            em.getTransaction().commit();
+            assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                    .as(
+                            "after the unit of work wrote, a STALE_READ hint under a READ_AFTER_WRITE floor reads its write")
+                    .isTrue();
+        }
+        try (EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            em.persist(new Note("written"));
+            em.getTransaction().commit();
+            assertThat(servedUnderHint(em, Strategy.STALE_READ).isPrimary())
+                    .as("without the floor, the hint reads a replica")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void positionFloor_holdsForStaleReadAndReplicaReads() throws SQLException {
+        // A commit every standby replayed just before the pause: the paused one stays within the lag bound.
+        createNote("replayed everywhere");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final long id = createNote("behind the paused standby");
+        final ConsistencyToken position = ReadYourWrites.currentPosition(emf);
+        try (RoutingScope ignored = RoutingScope.builder().floor(position).open()) {
+            for (Strategy weaker : new Strategy[] {Strategy.STALE_READ, Strategy.REPLICA}) {
+                for (int i = 0; i < 4; i++) {
+                    try (EntityManager em = emf.createEntityManager()) {
+                        em.setProperty(RoutingSettings.STRATEGY, weaker);
+                        final Note note = em.find(Note.class, id);
+                        final Node node = servedBy(cluster, em);
+                        assertThat(note)
+                                .as("read #%s under %s and a position floor, served by %s", i, weaker, node)
+                                .isNotNull();
+                        assertThat(node).isNotEqualTo(paused).isNotEqualTo(cluster.primary());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void namedQueryWithThePlainRoutingHint_isReportedOnceAtBootstrap_withTheFormThatWorks() {
+        final Logger logger = (Logger) LoggerFactory.getLogger("io.github.hibernaterouting");
+        final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        try (EntityManagerFactory hinted = RoutingTestSupport.emf(
+                "routing-it-hinted", cluster, RoutingItSupport.withoutCache(Map.of()), HintedNote.class)) {
+            for (int i = 0; i < 3; i++) {
+                try (EntityManager em = hinted.createEntityManager()) {
+                    final Number port = (Number)
+                            em.createNamedQuery("HintedNote.portWithPlainHint").getSingleResult();
+                    assertThat(cluster.nodeForPort(port.intValue()).isPrimary())
+                            .as("Hibernate drops the plain hint: the query runs where the session's strategy says")
+                            .isFalse();
+                    em.createNamedQuery("HintedNote.plainHint").getResultList();
+                    em.createNamedQuery("HintedNote.databaseHint").getResultList();
+                }
+            }
+        } finally {
+            logger.detachAppender(logged);
+        }
+        final List<String> warnings = logged.list.stream()
+                .filter(event -> event.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(message -> message.contains(RoutingSettings.STRATEGY))
+                .toList();
+        assertThat(warnings)
+                .as("one warning per named query with the plain hint, at bootstrap")
+                .hasSize(2)
+                .anySatisfy(message -> assertThat(message).contains("'HintedNote.plainHint'"))
+                .anySatisfy(message -> assertThat(message).contains("'HintedNote.portWithPlainHint'"))
+                .allSatisfy(message -> assertThat(message)
+                        .contains("hibernate.routing.strategy=PRIMARY")
+                        .contains("@QueryHint(name = \"" + RoutingHints.DATABASE_HINT
+                                + "\", value = \"hibernate.routing.strategy=PRIMARY\")")
+                        .contains("RoutingHints.DATABASE_HINT")
+                        .contains("RoutingHints.strategy(Strategy.PRIMARY)"))
+                .noneSatisfy(message -> assertThat(message).contains("HintedNote.databaseHint"));
     }
 
     /** What {@code work} threw; fails the test if it threw nothing. */

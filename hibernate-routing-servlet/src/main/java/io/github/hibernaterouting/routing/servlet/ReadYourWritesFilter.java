@@ -48,6 +48,12 @@ import org.slf4j.MDC;
  * asked ({@link ReadYourWrites#checkToken}). {@value #FORCE_PRIMARY_HEADER}{@code : true}, {@code Consistency: strong}, server-sent
  * events and WebSocket upgrades run on the primary. An invalid header value is a {@code 400} that
  * names the header and the fix.</li>
+ * <li>What the client asks for is a freshness floor of the request's scope
+ * ({@link RoutingScope.Builder#floor(Strategy)}): under {@value #FORCE_PRIMARY_HEADER}{@code : true} or
+ * {@code Consistency: strong} every read runs on the primary, whatever query hint, EntityManager
+ * property, {@code @RoutingStrategy} or nested scope the application uses; and every read, under
+ * {@code STALE_READ} and {@code REPLICA} too, reflects the {@value #CONSISTENCY_TOKEN_HEADER} the
+ * client sent. Endpoint rules and annotations are the application's choices, not floors.</li>
  * <li>Requests already rejected ({@code 401}/{@code 403} set before the filter) pass through
  * without a scope, a marker or a stamp.</li>
  * </ul>
@@ -210,9 +216,12 @@ public final class ReadYourWritesFilter implements Filter {
         final RoutingScope outer = RoutingScope.current();
         final RoutingScope scope = RoutingScope.builder()
                 .strategy(routing.strategy())
+                // What the client asked for is a floor: no query hint, EntityManager property or
+                // annotation of the application may weaken it.
+                .floor(forcePrimary || strong ? Strategy.PRIMARY : null)
+                .floor(requested)
                 .actor(actor == null ? null : actor.key())
                 .minimum(actor == null ? null : actor.stamp())
-                .minimum(requested)
                 .open();
         try {
             if (mutation && actor != null) {

@@ -8,6 +8,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 /** A note written by a user: the sample's resource. */
 @Entity
@@ -39,7 +40,9 @@ public class Note {
         this.ownerId = ownerId;
         this.title = title;
         this.body = body;
-        this.createdAt = Instant.now();
+        // PostgreSQL's timestamptz holds microseconds: keep no more, so that the note returned by the POST shows
+        // the value every later read returns (the clock gives nanoseconds, which the driver would round).
+        this.createdAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
     }
 
     public Long getId() {

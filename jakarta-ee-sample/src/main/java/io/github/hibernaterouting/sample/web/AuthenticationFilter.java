@@ -88,7 +88,7 @@ public class AuthenticationFilter extends HttpFilter {
         }
         response.setContentType("application/json");
         response.setCharacterEncoding("UTF-8");
-        response.getWriter().write("{\"error\":\"" + message + "\"}");
+        response.getWriter().write(new ApiError(status, message).json(ApiError.currentRequestId()));
     }
 
     /** The request with the authenticated user as its principal. */

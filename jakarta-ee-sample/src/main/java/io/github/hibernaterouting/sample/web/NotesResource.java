@@ -9,7 +9,6 @@ import io.github.hibernaterouting.sample.domain.NoteRepository;
 import io.github.hibernaterouting.sample.worker.NoteMessage;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.OptimisticLockException;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -81,12 +80,14 @@ public class NotesResource {
 
     /** The user's latest notes; may lag a moment behind their writes (see {@link NoteRepository#listByOwner}). */
     @GET
-    public Response list(@QueryParam("limit") @DefaultValue("20") int limit) {
+    public Response list(@QueryParam("limit") @DefaultValue("20") String limitParameter) {
         final AuthenticatedUser user = user();
+        // A String, not an int: Jakarta REST answers a query parameter it cannot convert with 404, not 400.
+        final int limit = parseLimit(limitParameter);
+        if (limit < 0) {
+            return badRequest("limit must be a number between 1 and 100").build();
+        }
         return withEntityManager(Strategy.STALE_READ, em -> {
-            if (limit < 1 || limit > 100) {
-                return badRequest("limit must be between 1 and 100");
-            }
             final List<NoteJson> notes = new NoteRepository(em)
                     .listByOwner(user.id(), limit).stream()
                             .map(note -> NoteJson.of(note, null))
@@ -132,12 +133,8 @@ public class NotesResource {
             if (input.body() != null) {
                 note.setBody(input.body());
             }
-            try {
-                em.getTransaction().commit();
-            } catch (OptimisticLockException e) {
-                return Response.status(Response.Status.CONFLICT)
-                        .entity(error("The note changed meanwhile; read it again"));
-            }
+            // A concurrent change fails the versioned update: ApiExceptionMapper answers 409.
+            em.getTransaction().commit();
             return Response.ok(NoteJson.of(note, null));
         });
     }
@@ -190,6 +187,16 @@ public class NotesResource {
         }
     }
 
+    /** The limit, or -1 unless it is a number from 1 to 100. */
+    private static int parseLimit(String value) {
+        try {
+            final int limit = Integer.parseInt(value.trim());
+            return limit >= 1 && limit <= 100 ? limit : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     private static String validate(NoteInput input, boolean creating) {
         if (input == null) {
             return "Send a JSON body: {\"title\": \"...\", \"body\": \"...\"}";
@@ -203,18 +210,22 @@ public class NotesResource {
         if (input.body() != null && input.body().length() > MAX_BODY) {
             return "body must be at most " + MAX_BODY + " characters";
         }
+        if (hasNul(input.title()) || hasNul(input.body())) {
+            // PostgreSQL's text cannot hold U+0000.
+            return "title and body must not contain the character U+0000";
+        }
         return null;
     }
 
+    private static boolean hasNul(String text) {
+        return text != null && text.indexOf('\u0000') >= 0;
+    }
+
     private static Response.ResponseBuilder badRequest(String message) {
-        return Response.status(Response.Status.BAD_REQUEST).entity(error(message));
+        return Response.status(Response.Status.BAD_REQUEST).entity(ApiError.body(400, message));
     }
 
     private static Response.ResponseBuilder notFound() {
-        return Response.status(Response.Status.NOT_FOUND).entity(error("No such note"));
-    }
-
-    private static Map<String, String> error(String message) {
-        return Map.of("error", message);
+        return Response.status(Response.Status.NOT_FOUND).entity(ApiError.body(404, "No such note"));
     }
 }

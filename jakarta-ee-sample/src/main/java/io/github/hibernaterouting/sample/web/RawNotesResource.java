@@ -45,7 +45,7 @@ public class RawNotesResource {
             final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
             if (titles.isEmpty()) {
                 return Response.status(Response.Status.NOT_FOUND)
-                        .entity(Map.of("error", "No such note"))
+                        .entity(ApiError.body(404, "No such note"))
                         .header(ServedBy.HEADER, servedBy)
                         .build();
             }
@@ -65,7 +65,7 @@ public class RawNotesResource {
                 || input.title().isBlank()
                 || input.title().length() > 200) {
             return Response.status(Response.Status.BAD_REQUEST)
-                    .entity(Map.of("error", "title must be 1 to 200 characters"))
+                    .entity(ApiError.body(400, "title must be 1 to 200 characters"))
                     .build();
         }
         try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
@@ -87,7 +87,7 @@ public class RawNotesResource {
             final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
             if (updated == 0) {
                 return Response.status(Response.Status.NOT_FOUND)
-                        .entity(Map.of("error", "No such note"))
+                        .entity(ApiError.body(404, "No such note"))
                         .header(ServedBy.HEADER, servedBy)
                         .build();
             }

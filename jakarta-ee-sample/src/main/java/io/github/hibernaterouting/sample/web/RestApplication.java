@@ -9,13 +9,21 @@ import org.glassfish.jersey.jackson.JacksonFeature;
 public class RestApplication extends Application {
     @Override
     public Set<Class<?>> getClasses() {
-        // RoutingStrategyFeature makes @RoutingStrategy on resource methods work.
+        // RoutingStrategyFeature makes @RoutingStrategy on resource methods work; ApiExceptionMapper answers every
+        // exception as the API's JSON error.
         return Set.of(
                 NotesResource.class,
                 RawNotesResource.class,
                 MeResource.class,
                 EventsResource.class,
                 RoutingStrategyFeature.class,
-                JacksonFeature.class);
+                ApiExceptionMapper.class);
+    }
+
+    @Override
+    public Set<Object> getSingletons() {
+        // Without Jackson's own exception mappers: they answer a bad body with Jackson's message, which names
+        // the sample's classes. ApiExceptionMapper answers it instead.
+        return Set.of(JacksonFeature.withoutExceptionMappers());
     }
 }

@@ -42,11 +42,28 @@ final class SampleProcess implements AutoCloseable {
     static SampleProcess start(
             String name, String classpath, Path webapp, Map<String, String> env, Path log, Duration timeout)
             throws IOException, InterruptedException {
+        return start(name, classpath, webapp, env, List.of(), log, timeout);
+    }
+
+    /**
+     * The same, with more JVM options, for example persistence-unit settings as system properties
+     * ({@code -Dhibernate.routing.primary.maximum_pool_size=5}: Hibernate reads system properties too).
+     */
+    static SampleProcess start(
+            String name,
+            String classpath,
+            Path webapp,
+            Map<String, String> env,
+            List<String> jvmOptions,
+            Path log,
+            Duration timeout)
+            throws IOException, InterruptedException {
         Files.createDirectories(log.getParent());
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx384m");
         command.add("-XX:TieredStopAtLevel=1");
+        command.addAll(jvmOptions);
         command.add("-Dsample.webapp=" + webapp);
         command.add("-cp");
         command.add(classpath);

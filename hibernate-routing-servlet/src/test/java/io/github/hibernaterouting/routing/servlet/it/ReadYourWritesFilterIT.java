@@ -289,6 +289,56 @@ class ReadYourWritesFilterIT {
     }
 
     @Test
+    void forcePrimaryAndStrongConsistency_winOverAStaleReadOrReplicaPropertyOrHint() {
+        for (String strategy : new String[] {"STALE_READ", "REPLICA"}) {
+            for (String via : new String[] {"property", "hint"}) {
+                final String path = "/notes/" + oldNote + "?strategy=" + strategy + "&via=" + via;
+                final HttpResponse<String> forced = get(path, "ivan", "X-Force-Primary", "true");
+                assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+                assertThat(servedBy(forced))
+                        .as("X-Force-Primary: true, with %s as %s", strategy, via)
+                        .isEqualTo(cluster.primary());
+                assertThat(servedBy(get(path, "judy", "Consistency", "strong")))
+                        .as("Consistency: strong, with %s as %s", strategy, via)
+                        .isEqualTo(cluster.primary());
+                assertThat(servedBy(get(path, "judy")).isPrimary())
+                        .as("without a header, %s as %s reads a replica", strategy, via)
+                        .isFalse();
+            }
+        }
+        final HttpResponse<String> annotated = get("/api/notes/" + oldNote + "/stale", "olga", "Consistency", "strong");
+        assertThat(servedBy(annotated))
+                .as("Consistency: strong on a @RoutingStrategy(STALE_READ) method")
+                .isEqualTo(cluster.primary());
+    }
+
+    @Test
+    void consistencyToken_isAFloor_staleReadAndReplicaReadsStillSeeTheWrite() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = post("peggy", "peggy's note");
+        final long id = createdId(created);
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        final String[] paths = {
+            "/notes/" + id + "?strategy=STALE_READ&via=property",
+            "/notes/" + id + "?strategy=STALE_READ&via=hint",
+            "/notes/" + id + "?strategy=REPLICA&via=property",
+            "/notes/" + id + "?strategy=REPLICA&via=hint",
+            "/api/notes/" + id + "/stale"
+        };
+        for (String path : paths) {
+            for (int i = 0; i < 4; i++) {
+                final HttpResponse<String> read = get(path, "quentin", "X-Consistency-Token", token);
+                assertThat(read.statusCode())
+                        .as("quentin's read #%s of %s with peggy's token, served by %s", i, path, servedBy(read))
+                        .isEqualTo(200);
+                assertThat(read.body()).isEqualTo("peggy's note");
+                assertThat(servedBy(read)).isNotEqualTo(paused);
+            }
+        }
+    }
+
+    @Test
     void forcePrimaryYes_is400NamingTheHeaderAndTheAllowedValues() {
         final HttpResponse<String> response = get("/notes/" + oldNote, "ivan", "X-Force-Primary", "yes");
         assertThat(response.statusCode()).isEqualTo(400);

@@ -1,11 +1,14 @@
 package io.github.hibernaterouting.routing.servlet.it;
 
+import io.github.hibernaterouting.routing.RoutingHints;
 import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
 import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.NoResultException;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -129,7 +132,12 @@ final class TestApplication implements AutoCloseable {
         return scope == null ? "none" : scope.effectiveStrategy() + (scope.actor() == null ? "" : " " + scope.actor());
     }
 
-    /** {@code POST /notes} creates a note and answers its id; {@code GET /notes/<id>} reads it. */
+    /**
+     * {@code POST /notes} creates a note and answers its id; {@code GET /notes/<id>} reads it. With
+     * {@code ?strategy=S&via=property} or {@code ?strategy=S&via=hint} the read runs under strategy
+     * {@code S} set as an EntityManager property or as a query hint, as one native query that also
+     * answers which server ran it.
+     */
     static final class NotesServlet extends HttpServlet {
         private static final long serialVersionUID = 1L;
 
@@ -161,6 +169,11 @@ final class TestApplication implements AutoCloseable {
             response.setHeader(SCOPE, scopeDescription());
             response.setHeader(MDC_ID, String.valueOf(MDC.get(ReadYourWritesFilter.MDC_REQUEST_ID)));
             final long id = Long.parseLong(request.getPathInfo().substring(1));
+            final String strategy = request.getParameter("strategy");
+            if (strategy != null) {
+                readUnder(Strategy.valueOf(strategy), request.getParameter("via"), id, response);
+                return;
+            }
             try (EntityManager em = emf.createEntityManager()) {
                 final WebNote note = em.find(WebNote.class, id);
                 response.setHeader(SERVED_BY, servedBy(em));
@@ -171,6 +184,40 @@ final class TestApplication implements AutoCloseable {
                 }
                 response.getWriter().print(note.text);
             }
+        }
+    }
+
+    /** Reads note {@code id} under {@code strategy} given as an EntityManager property or as a query hint. */
+    static void readUnder(Strategy strategy, String via, long id, HttpServletResponse response) throws IOException {
+        try (EntityManager em = emf.createEntityManager()) {
+            final String sql = "select text, inet_server_port() from web_note where id = ?";
+            final Object[] row;
+            try {
+                if ("property".equals(via)) {
+                    em.setProperty(RoutingSettings.STRATEGY, strategy);
+                    row = (Object[])
+                            em.createNativeQuery(sql).setParameter(1, id).getSingleResult();
+                } else if ("hint".equals(via)) {
+                    row = (Object[]) em.createNativeQuery(sql)
+                            .setParameter(1, id)
+                            .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(strategy))
+                            .getSingleResult();
+                } else {
+                    throw new IllegalArgumentException("via=" + via);
+                }
+            } catch (NoResultException e) {
+                response.setHeader(
+                        SERVED_BY,
+                        String.valueOf(em.createNativeQuery("select inet_server_port()")
+                                .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(strategy))
+                                .getSingleResult()));
+                response.setStatus(HttpServletResponse.SC_NOT_FOUND);
+                return;
+            }
+            response.setHeader(SERVED_BY, String.valueOf(row[1]));
+            response.setHeader(SCOPE, scopeDescription());
+            response.setContentType("text/plain;charset=UTF-8");
+            response.getWriter().print(row[0]);
         }
     }
 

@@ -37,13 +37,6 @@ final class ConnectionSettings {
     private static final String[] DRIVER_KEYS = {
         "jakarta.persistence.jdbc.driver", "hibernate.connection.driver_class", "javax.persistence.jdbc.driver"
     };
-    private static final String[] DATASOURCE_KEYS = {
-        "hibernate.connection.datasource",
-        "jakarta.persistence.nonJtaDataSource",
-        "jakarta.persistence.jtaDataSource",
-        "javax.persistence.nonJtaDataSource",
-        "javax.persistence.jtaDataSource"
-    };
     /** Hibernate's {@code hibernate.connection.*} settings that are not driver properties. */
     private static final Set<String> HIBERNATE_CONNECTION_KEYS = Set.of(
             "url",
@@ -115,7 +108,6 @@ final class ConnectionSettings {
                 settings,
                 "hibernate.connection.creator_factory_class",
                 "hibernate-routing's pools create connections through HikariCP and the JDBC driver: remove it");
-        warnAboutDataSources(settings);
         for (String key : new String[] {"jdbcUrl", "dataSourceClassName", "dataSource", "dataSourceJNDI"}) {
             refuse(
                     settings,
@@ -326,18 +318,6 @@ final class ConnectionSettings {
         if (present(settings, key)) {
             throw RoutingConfigurationException.withMessage(
                     key, "'" + key + "' has no meaning for hibernate-routing's pools: " + instead);
-        }
-    }
-
-    private static void warnAboutDataSources(Map<String, ?> settings) {
-        for (String key : DATASOURCE_KEYS) {
-            if (settings.get(key) != null && !settings.get(key).toString().isBlank()) {
-                LOG.warn(
-                        "'{}' is set, but hibernate-routing does not use it: it connects to the primary at "
-                                + "'jakarta.persistence.jdbc.url' and to the replicas at '{}' with its own pools",
-                        key,
-                        RoutingSettings.REPLICA_URLS);
-            }
         }
     }
 

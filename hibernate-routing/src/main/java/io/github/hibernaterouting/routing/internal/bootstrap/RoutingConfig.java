@@ -3,10 +3,10 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import static io.github.hibernaterouting.routing.RoutingSettings.*;
 import static io.github.hibernaterouting.routing.internal.bootstrap.SettingValues.*;
 
+import io.github.hibernaterouting.routing.ConsistencySettings.ActorStamps;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
-import io.github.hibernaterouting.routing.RoutingSettings.ActorStamps;
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.sql.internal.Masking;
@@ -48,8 +48,26 @@ public final class RoutingConfig {
     private static final String[] PRIMARY_PASSWORD_KEYS = {
         "jakarta.persistence.jdbc.password", "hibernate.connection.password", "javax.persistence.jdbc.password"
     };
+    /** Where Hibernate, a container or a framework puts the persistence unit's data source. */
+    private static final String[] PRIMARY_DATASOURCE_KEYS = {
+        "hibernate.connection.datasource",
+        "jakarta.persistence.jtaDataSource",
+        "jakarta.persistence.nonJtaDataSource",
+        "javax.persistence.jtaDataSource",
+        "javax.persistence.nonJtaDataSource"
+    };
 
     public final String primaryUrl;
+    /**
+     * The primary as a data source the application or its server supplies (a {@code DataSource} or a
+     * JNDI name), or {@code null} when the library builds a pool from {@link #primaryUrl}.
+     */
+    public final Object primaryDataSource;
+    /** Replicas as supplied data sources ({@code DataSource}s or JNDI names); empty with {@link #replicaUrls}. */
+    public final List<Object> replicaDataSources;
+    /** Whether the persistence unit's transactions are JTA transactions. */
+    public final boolean jta;
+
     public final String primaryUser;
     final String primaryPassword;
     public final List<String> replicaUrls;
@@ -93,7 +111,10 @@ public final class RoutingConfig {
 
     private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
         SettingKeys.requireKnown(settings);
-        primaryUrl = first(settings, PRIMARY_URL_KEYS);
+        primaryDataSource = DataSourceSettings.primary(settings, PRIMARY_DATASOURCE_KEYS);
+        replicaDataSources = DataSourceSettings.replicas(settings);
+        jta = DataSourceSettings.jta(settings);
+        primaryUrl = primaryDataSource != null ? null : first(settings, PRIMARY_URL_KEYS);
         primaryUser = first(settings, PRIMARY_USER_KEYS);
         primaryPassword = first(settings, PRIMARY_PASSWORD_KEYS);
         replicaUrls = replicaUrls(settings, env, primaryUrl);
@@ -161,7 +182,7 @@ public final class RoutingConfig {
                 primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
         checkPoolSizes(
                 replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
-        if (!replicaUrls.isEmpty() && primaryUrl != null) {
+        if (routingEnabled() && primaryUrl != null) {
             if (!primaryUrl.startsWith("jdbc:postgresql:")) {
                 throw new RoutingConfigurationException(
                         primaryUrlKey(settings),
@@ -171,12 +192,7 @@ public final class RoutingConfig {
             }
             refuseUserInfo(primaryUrlKey(settings), primaryUrl);
         }
-        if (!replicaUrls.isEmpty() && primaryUrl == null) {
-            throw RoutingConfigurationException.withMessage(
-                    REPLICA_URLS,
-                    "'" + REPLICA_URLS + "' is set but the persistence unit names no primary: "
-                            + "set 'jakarta.persistence.jdbc.url' (or 'hibernate.connection.url') to the primary's JDBC URL");
-        }
+        DataSourceSettings.check(this, settings);
     }
 
     /**
@@ -192,11 +208,19 @@ public final class RoutingConfig {
 
     /** Whether any replica is configured; without one the library stays out of the way entirely. */
     public boolean routingEnabled() {
-        return !replicaUrls.isEmpty();
+        return !replicaUrls.isEmpty() || !replicaDataSources.isEmpty();
+    }
+
+    /** How many replicas are configured, as URLs or as data sources. */
+    public int replicaCount() {
+        return replicaDataSources.isEmpty() ? replicaUrls.size() : replicaDataSources.size();
     }
 
     /** Whether {@code settings} ask for routing, without validating the rest; used before services exist. */
     public static boolean routingRequested(Map<String, ?> settings, UnaryOperator<String> env) {
+        if (DataSourceSettings.replicasRequested(settings)) {
+            return true;
+        }
         final String primary = first(settings, PRIMARY_URL_KEYS);
         final Object raw =
                 settings.containsKey(REPLICA_URLS) ? settings.get(REPLICA_URLS) : env.apply(ENV_REPLICA_URLS);
@@ -394,8 +418,15 @@ public final class RoutingConfig {
     /** The configuration as a log line: URLs masked, passwords never included. */
     @Override
     public String toString() {
-        return "RoutingConfig[primary=" + Masking.url(primaryUrl)
-                + ", replicas=" + replicaUrls.stream().map(Masking::url).collect(Collectors.toList())
+        return "RoutingConfig[primary="
+                + (primaryDataSource != null ? DataSourceSettings.describe(primaryDataSource) : Masking.url(primaryUrl))
+                + (jta ? " (JTA)" : "")
+                + ", replicas="
+                + (replicaDataSources.isEmpty()
+                        ? replicaUrls.stream().map(Masking::url).collect(Collectors.toList())
+                        : replicaDataSources.stream()
+                                .map(DataSourceSettings::describe)
+                                .collect(Collectors.toList()))
                 + ", strategy=" + strategy + ", transactions=" + transactions + ", loadBalancing=" + loadBalancing
                 + ", maxReplicaLagBytes=" + maxReplicaLagBytes + ", maxReplicaLag=" + maxReplicaLag
                 + ", replicaFailure=" + replicaFailure + ", healthCheckInterval=" + healthCheckInterval

@@ -3,12 +3,16 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
+import io.github.hibernaterouting.routing.internal.jdbc.JtaTransactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.hibernate.boot.registry.classloading.spi.ClassLoaderService;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.jndi.spi.JndiService;
+import org.hibernate.engine.transaction.jta.platform.internal.NoJtaPlatform;
+import org.hibernate.engine.transaction.jta.platform.spi.JtaPlatform;
 import org.hibernate.event.monitor.spi.EventMonitor;
 import org.hibernate.service.UnknownUnwrapTypeException;
 import org.hibernate.service.spi.Configurable;
@@ -61,7 +65,28 @@ public final class RoutingConnectionProvider
     @Override
     public void start() {
         requireOurEventMonitor();
-        runtime = RoutingRuntime.start(config);
+        runtime = RoutingRuntime.start(config, this::lookUp, config.jta ? jtaTransactions() : null);
+    }
+
+    /** Looks a data source up by its JNDI name, through Hibernate's JNDI service (settings {@code hibernate.jndi.*}). */
+    private Object lookUp(String name) {
+        if (serviceRegistry == null) {
+            throw new IllegalStateException("no JNDI service (Hibernate's service registry is not available)");
+        }
+        return serviceRegistry.requireService(JndiService.class).locate(name);
+    }
+
+    /** The JTA transactions of the persistence unit, through Hibernate's JTA platform. */
+    private JtaTransactions jtaTransactions() {
+        final JtaPlatform platform = serviceRegistry == null ? null : serviceRegistry.getService(JtaPlatform.class);
+        if (platform == null || platform instanceof NoJtaPlatform) {
+            throw RoutingConfigurationException.withMessage(
+                    "hibernate.transaction.jta.platform",
+                    "The persistence unit uses JTA transactions but Hibernate found no JTA platform, so the library "
+                            + "cannot learn when a transaction commits: set 'hibernate.transaction.jta.platform' to your "
+                            + "transaction manager's platform (an application server sets it by itself)");
+        }
+        return new JtaTransactions(platform);
     }
 
     private void requireOurEventMonitor() {

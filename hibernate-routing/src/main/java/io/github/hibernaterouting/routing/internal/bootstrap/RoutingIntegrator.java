@@ -15,8 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers the {@link ReplicaReadGuard} event listeners when routing is on, and warns if the
- * second-level cache provider escaped the library's wrapper ({@link RoutingRegionFactory}).
+ * Registers the {@link ReplicaReadGuard} event listeners when routing is on, warns about named
+ * queries that give the routing strategy as a plain query hint, which Hibernate drops
+ * ({@link NamedQueryHintCheck}), and warns if the second-level cache provider escaped the
+ * library's wrapper ({@link RoutingRegionFactory}).
  *
  * <p>Found by Hibernate through {@code META-INF/services/org.hibernate.integrator.spi.Integrator}.
  */
@@ -34,6 +36,8 @@ public final class RoutingIntegrator implements Integrator {
         final ReplicaReadGuard guard = routing.runtime().guard();
         final EventListenerRegistry listeners = sessionFactory.getEventListenerRegistry();
         listeners.appendListeners(EventType.POST_LOAD, guard);
+        // After Hibernate's own listener, which initializes the collection.
+        listeners.appendListeners(EventType.INIT_COLLECTION, guard);
         listeners.appendListeners(EventType.PRE_INSERT, guard);
         listeners.appendListeners(EventType.PRE_UPSERT, guard);
         listeners.appendListeners(EventType.PRE_UPDATE, guard);
@@ -41,6 +45,10 @@ public final class RoutingIntegrator implements Integrator {
         listeners.appendListeners(EventType.PRE_COLLECTION_RECREATE, guard);
         listeners.appendListeners(EventType.PRE_COLLECTION_UPDATE, guard);
         listeners.appendListeners(EventType.PRE_COLLECTION_REMOVE, guard);
+        final NamedQueryHintCheck hints = new NamedQueryHintCheck();
+        hints.checkModel(bootstrapContext.getModelsContext());
+        // The rest once the session factory has prepared its named queries.
+        sessionFactory.addObserver(hints);
         final RegionFactory caching = sessionFactory.getServiceRegistry().getService(RegionFactory.class);
         if (caching != null
                 && !(caching instanceof NoCachingRegionFactory)

@@ -1,7 +1,5 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
@@ -10,6 +8,7 @@ import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTra
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
+import io.github.hibernaterouting.routing.internal.jdbc.JtaTransactions;
 import io.github.hibernaterouting.routing.internal.metrics.DecisionLog;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
@@ -29,6 +28,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import javax.sql.DataSource;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.slf4j.Logger;
@@ -47,8 +48,7 @@ import org.slf4j.LoggerFactory;
 public final class RoutingRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RoutingRuntime.class);
 
-    private final HikariDataSource primaryPool;
-    private final List<HikariDataSource> replicaPools;
+    private final ConnectionSources sources;
     private final ReplicaSet replicas;
     private final RoutingMetrics metrics;
     private final ReadYourWritesTracker tracker;
@@ -56,22 +56,24 @@ public final class RoutingRuntime implements AutoCloseable {
     private final ReplicaReadGuard guard;
     private final ReachedPositions reached;
 
-    private RoutingRuntime(RoutingConfig config, HikariDataSource primaryPool, List<HikariDataSource> replicaPools) {
-        this.primaryPool = primaryPool;
-        this.replicaPools = List.copyOf(replicaPools);
+    private RoutingRuntime(RoutingConfig config, ConnectionSources sources, JtaTransactions jta) {
+        this.sources = sources;
+        final DataSource primaryPool = sources.primary();
+        final List<ConnectionSources.Replica> replicaSources = sources.replicas();
         final List<String> names = new ArrayList<>();
-        for (int i = 0; i < replicaPools.size(); i++) {
+        for (int i = 0; i < replicaSources.size(); i++) {
             names.add("replica" + (i + 1));
         }
         final MeterRegistry registry = config.meterRegistry != null ? config.meterRegistry : Metrics.globalRegistry;
         this.metrics = new RoutingMetrics(registry, config.persistenceUnit, names);
         final List<ReplicaNode> nodes = new ArrayList<>();
-        for (int i = 0; i < replicaPools.size(); i++) {
+        for (int i = 0; i < replicaSources.size(); i++) {
+            final ConnectionSources.Replica source = replicaSources.get(i);
             nodes.add(new ReplicaNode(
                     i,
                     names.get(i),
-                    Masking.url(config.replicaUrls.get(i)),
-                    replicaPools.get(i),
+                    source.description(),
+                    source.dataSource(),
                     new CircuitBreaker(
                             config.circuitBreakerFailureThreshold,
                             config.circuitBreakerOpenDuration.toNanos(),
@@ -109,7 +111,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 tracker,
                 writes,
                 config.connection.isolation == null ? IsolationLevel.UNKNOWN : config.connection.isolation,
-                config.connection.autoCommit);
+                config.connection.autoCommit,
+                jta);
         this.guard = new ReplicaReadGuard(writes);
         this.reached = new ReachedPositions(replicas::primaryPosition, this::currentPosition);
     }
@@ -118,31 +121,26 @@ public final class RoutingRuntime implements AutoCloseable {
      * Creates the pools, loads function volatility from the primary, checks every replica once and
      * starts the background health check. A replica that is down does not stop the start: reads skip it.
      */
-    static RoutingRuntime start(RoutingConfig config) {
-        final HikariDataSource primary;
+    static RoutingRuntime start(RoutingConfig config, Function<String, Object> jndi, JtaTransactions jta) {
+        final ConnectionSources sources;
         try {
-            primary = new HikariDataSource(OwnPools.primary(config));
+            sources = ConnectionSources.open(config, jndi);
         } catch (RuntimeException e) {
             // HikariCP and the driver quote the URL in their messages, credentials and all.
             throw Masking.exception(e);
         }
-        final List<HikariDataSource> replicaPools = new ArrayList<>();
         try {
-            for (int i = 0; i < config.replicaUrls.size(); i++) {
-                replicaPools.add(new HikariDataSource(OwnPools.replica(config, i)));
-            }
-            final RoutingRuntime runtime = new RoutingRuntime(config, primary, replicaPools);
+            final RoutingRuntime runtime = new RoutingRuntime(config, sources, jta);
             runtime.replicas.start();
             LOG.info("hibernate-routing started: {}", config);
             return runtime;
         } catch (RuntimeException e) {
-            replicaPools.forEach(HikariDataSource::close);
-            primary.close();
+            sources.close();
             throw Masking.exception(e);
         }
     }
 
-    private static FunctionCatalog catalog(RoutingConfig config, HikariDataSource primary) {
+    private static FunctionCatalog catalog(RoutingConfig config, DataSource primary) {
         if (!config.loadCatalog) {
             return FunctionCatalog.NONE;
         }
@@ -168,8 +166,8 @@ public final class RoutingRuntime implements AutoCloseable {
     }
 
     /** Where connections to the primary come from, for schema tools and metadata. */
-    HikariDataSource primaryPool() {
-        return primaryPool;
+    DataSource primaryPool() {
+        return sources.primary();
     }
 
     /** The replicas, in configuration order. */
@@ -189,7 +187,7 @@ public final class RoutingRuntime implements AutoCloseable {
 
     /** The current WAL position of the primary, for publishers to stamp messages with. */
     public long currentPosition() throws SQLException {
-        try (Connection connection = primaryPool.getConnection()) {
+        try (Connection connection = sources.primary().getConnection()) {
             return WalPositions.insertPosition(connection);
         }
     }
@@ -248,7 +246,7 @@ public final class RoutingRuntime implements AutoCloseable {
 
     /** Visits the primary, then each replica. */
     public void forEachNode(NodeVisitor visitor) {
-        final HikariPoolMXBean primaryConnections = primaryPool.getHikariPoolMXBean();
+        final int[] primary = ConnectionSources.poolFigures(sources.primary());
         visitor.visit(
                 "primary",
                 true,
@@ -257,12 +255,11 @@ public final class RoutingRuntime implements AutoCloseable {
                 0.0,
                 metrics.statements(RoutingMetrics.PRIMARY, false),
                 metrics.statements(RoutingMetrics.PRIMARY, true),
-                primaryConnections == null ? 0 : primaryConnections.getActiveConnections(),
-                primaryConnections == null ? 0 : primaryConnections.getIdleConnections(),
-                primaryPool.getMaximumPoolSize());
+                primary == null ? 0 : primary[0],
+                primary == null ? 0 : primary[1],
+                primary == null ? -1 : primary[2]);
         for (ReplicaNode node : replicas.nodes()) {
-            final HikariPoolMXBean connections = node.ownPool();
-            final HikariDataSource pool = replicaPools.get(node.index());
+            final int[] pool = ConnectionSources.poolFigures(node.connections());
             visitor.visit(
                     node.name(),
                     false,
@@ -271,9 +268,9 @@ public final class RoutingRuntime implements AutoCloseable {
                     node.lagSeconds(),
                     metrics.statements(node.metricsNode(), false),
                     0,
-                    connections == null ? 0 : connections.getActiveConnections(),
-                    connections == null ? 0 : connections.getIdleConnections(),
-                    pool.getMaximumPoolSize());
+                    pool == null ? 0 : pool[0],
+                    pool == null ? 0 : pool[1],
+                    pool == null ? -1 : pool[2]);
         }
     }
 
@@ -297,18 +294,6 @@ public final class RoutingRuntime implements AutoCloseable {
         replicas.close();
         tracker.close();
         metrics.close();
-        // Replicas first: an in-flight read must not fall back to a primary pool that is already closed.
-        for (HikariDataSource pool : replicaPools) {
-            closeQuietly(pool);
-        }
-        closeQuietly(primaryPool);
-    }
-
-    private static void closeQuietly(HikariDataSource pool) {
-        try {
-            pool.close();
-        } catch (RuntimeException e) {
-            LOG.warn("Closing pool {} failed", pool.getPoolName(), e);
-        }
+        sources.close();
     }
 }

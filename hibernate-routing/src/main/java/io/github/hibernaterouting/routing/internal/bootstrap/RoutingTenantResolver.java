@@ -10,7 +10,7 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 /**
  * Decides which connection identifier a new session starts on: {@value Routing#PRIMARY} when the
  * effective strategy is {@code PRIMARY}, or under {@code READ_AFTER_WRITE} when the current scope
- * has written; otherwise {@value Routing#REPLICA}, whose connections route statement by statement.
+ * or an enclosing one has written; otherwise {@value Routing#REPLICA}, whose connections route statement by statement.
  */
 public final class RoutingTenantResolver implements CurrentTenantIdentifierResolver<String> {
     private final Strategy defaultStrategy;
@@ -29,7 +29,7 @@ public final class RoutingTenantResolver implements CurrentTenantIdentifierResol
         final ScopeFrame scope = ScopeFrame.current();
         final Strategy strategy = StrategyResolver.resolve(null, null, scope, false, defaultStrategy);
         if (strategy == Strategy.PRIMARY
-                || strategy == Strategy.READ_AFTER_WRITE && scope != null && scope.hasWritten()) {
+                || strategy == Strategy.READ_AFTER_WRITE && scope != null && scope.writeKnown()) {
             return Routing.PRIMARY;
         }
         return Routing.REPLICA;

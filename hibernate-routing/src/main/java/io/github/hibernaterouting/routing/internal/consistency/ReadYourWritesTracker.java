@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
+import io.github.hibernaterouting.routing.Strategy;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -21,9 +22,10 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     }
 
     /**
-     * The WAL position reads in the current scope must reflect: the scope's minimum and its actor's
-     * stamp, {@link Lsn#UNKNOWN} if there is none, {@link ActorStamps#PRIMARY_ONLY} while the actor has
-     * a mutation pending. The actor is looked up once per scope (memory, Redis, the actors' table).
+     * The WAL position reads in the current scope must reflect: the scope's minimum (position floors
+     * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none,
+     * {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending. The actor is looked up
+     * once per scope (memory, Redis, the actors' table).
      *
      * @param heldPrimary the primary connection the unit of work holds, or {@code null}: the stamp is
      *     read on it, so that a unit of work never needs two connections from the primary pool at once
@@ -43,6 +45,24 @@ public final class ReadYourWritesTracker implements AutoCloseable {
             required = Lsn.max(required, stamp);
         }
         return required;
+    }
+
+    /**
+     * The WAL position a read must reflect whatever its strategy, for reads that require no position
+     * of their own ({@code STALE_READ}, {@code REPLICA}): the position floors of the current scopes
+     * (a client's consistency token); under a {@code READ_AFTER_WRITE} floor, everything
+     * {@link #requiredPosition} holds. {@link Lsn#UNKNOWN} if none.
+     *
+     * @param heldPrimary as for {@link #requiredPosition}
+     */
+    public long floorPosition(Connection heldPrimary) {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope == null) {
+            return Lsn.UNKNOWN;
+        }
+        return scope.effectiveFloor() == Strategy.READ_AFTER_WRITE
+                ? requiredPosition(heldPrimary)
+                : scope.floorPosition();
     }
 
     /**

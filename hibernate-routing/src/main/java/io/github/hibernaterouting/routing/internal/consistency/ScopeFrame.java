@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * One open routing scope of a thread: what the public {@code RoutingScope} is a handle to, and the
  * one owner of the thread's stack of scopes.
  *
- * <p>A frame holds what its opener gave (strategy, actor, minimum position) and what the library
+ * <p>A frame holds what its opener gave (strategy, actor, minimum position, and the freshness floors
+ * a client asked for: a strategy and a position no more specific level may weaken) and what the library
  * learns while it is open: whether work in it wrote, the position of its latest commit, the actor's
  * position as a persistence unit resolved it, and which persistence units stored a pending entry in
  * the actor's mutation marker, with its id, that no commit has removed yet. Writes and commits are
@@ -24,8 +25,10 @@ public final class ScopeFrame {
 
     private final ScopeFrame parent;
     private final Strategy strategy;
+    private final Strategy floor;
     private final String actor;
     private final long minimum;
+    private final long floorPosition;
     private final Thread owner;
     private final Object handle;
     private volatile boolean written;
@@ -42,11 +45,19 @@ public final class ScopeFrame {
     private Map<Object, String> marks;
 
     private ScopeFrame(
-            ScopeFrame parent, Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
+            ScopeFrame parent,
+            Strategy strategy,
+            Strategy floor,
+            String actor,
+            long minimum,
+            long floorPosition,
+            Function<ScopeFrame, ?> handle) {
         this.parent = parent;
         this.strategy = strategy;
+        this.floor = floor;
         this.actor = actor;
         this.minimum = minimum;
+        this.floorPosition = floorPosition;
         this.owner = Thread.currentThread();
         this.handle = handle.apply(this);
     }
@@ -58,7 +69,29 @@ public final class ScopeFrame {
      * @param handle makes the public handle of the frame
      */
     public static ScopeFrame open(Strategy strategy, String actor, long minimum, Function<ScopeFrame, ?> handle) {
-        final ScopeFrame frame = new ScopeFrame(CURRENT.get(), strategy, actor, minimum, handle);
+        return open(strategy, null, actor, minimum, Lsn.UNKNOWN, handle);
+    }
+
+    /**
+     * Opens a frame with freshness floors on the current thread, nested in the current one if there is one.
+     *
+     * @param floor a strategy no more specific level may weaken ({@code PRIMARY}, {@code READ_AFTER_WRITE}
+     *     or {@code STALE_READ}), or {@code null}
+     * @param minimum a position reads in it must reflect under {@code READ_AFTER_WRITE}, {@link Lsn#UNKNOWN} for none
+     * @param floorPosition a position reads in it must reflect under every strategy, {@link Lsn#UNKNOWN} for none
+     * @param handle makes the public handle of the frame
+     */
+    public static ScopeFrame open(
+            Strategy strategy,
+            Strategy floor,
+            String actor,
+            long minimum,
+            long floorPosition,
+            Function<ScopeFrame, ?> handle) {
+        if (floor == Strategy.REPLICA) {
+            throw new IllegalArgumentException("REPLICA is not a freshness floor");
+        }
+        final ScopeFrame frame = new ScopeFrame(CURRENT.get(), strategy, floor, actor, minimum, floorPosition, handle);
         CURRENT.set(frame);
         return frame;
     }
@@ -88,6 +121,37 @@ public final class ScopeFrame {
         return null;
     }
 
+    /**
+     * The freshest floor of this frame and its enclosing ones, {@code PRIMARY} before
+     * {@code READ_AFTER_WRITE} before {@code STALE_READ}; {@code null} if none has one.
+     */
+    public Strategy effectiveFloor() {
+        Strategy freshest = null;
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.floor != null && (freshest == null || freshness(frame.floor) > freshness(freshest))) {
+                freshest = frame.floor;
+            }
+        }
+        return freshest;
+    }
+
+    private static int freshness(Strategy strategy) {
+        return switch (strategy) {
+            case PRIMARY -> 3;
+            case READ_AFTER_WRITE -> 2;
+            case STALE_READ, REPLICA -> 1;
+        };
+    }
+
+    /** The latest position floor of this frame or an enclosing one: reads must reflect it under every strategy; else {@link Lsn#UNKNOWN}. */
+    public long floorPosition() {
+        long latest = Lsn.UNKNOWN;
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            latest = Lsn.max(latest, frame.floorPosition);
+        }
+        return latest;
+    }
+
     /** The actor of this frame or of the nearest enclosing one that names one; else {@code null}. */
     public String actor() {
         for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
@@ -98,11 +162,14 @@ public final class ScopeFrame {
         return null;
     }
 
-    /** The latest minimum position given to this frame or an enclosing one; else {@link Lsn#UNKNOWN}. */
+    /**
+     * The latest minimum position given to this frame or an enclosing one, position floors included
+     * (a floor is a minimum under every strategy); else {@link Lsn#UNKNOWN}.
+     */
     public long minimum() {
         long latest = Lsn.UNKNOWN;
         for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            latest = Lsn.max(latest, frame.minimum);
+            latest = Lsn.max(latest, Lsn.max(frame.minimum, frame.floorPosition));
         }
         return latest;
     }
@@ -115,6 +182,21 @@ public final class ScopeFrame {
     /** Whether work in this frame, or a frame nested in it, wrote. */
     public boolean hasWritten() {
         return written;
+    }
+
+    /**
+     * Whether a write is known in this frame: one made in it or in a frame nested in it, or one made
+     * in an enclosing frame (before this one opened, or in another frame nested in it). Reads here
+     * must see it as they would in the frame that wrote: under {@code READ_AFTER_WRITE}, on the
+     * primary.
+     */
+    public boolean writeKnown() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.written) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Records that work in this frame wrote, here and in every enclosing frame. */

@@ -160,6 +160,18 @@ final class CarriedSettings {
         }
     }
 
+    /**
+     * A transaction begun with SQL ended (or chained) on the one connection it ran on: its session
+     * settings hold if it committed and are undone if not, and its {@code SET LOCAL} is gone.
+     */
+    void sqlTransactionEnded(boolean committed) {
+        if (settings == null) {
+            return;
+        }
+        transactionEnded(committed);
+        settings.removeIf(setting -> setting.untilTransactionEnds);
+    }
+
     /** The replica connection went back to its pool: the next one needs the settings anew. */
     void replicaReleased() {
         if (settings != null) {

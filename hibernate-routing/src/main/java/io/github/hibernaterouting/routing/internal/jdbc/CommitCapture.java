@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.internal.jdbc;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import java.sql.Connection;
 import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,9 +16,11 @@ final class CommitCapture {
     private static final Logger LOG = LoggerFactory.getLogger(CommitCapture.class);
 
     private final ReadYourWritesTracker tracker;
+    private final DataSource primary;
 
-    CommitCapture(ReadYourWritesTracker tracker) {
+    CommitCapture(ReadYourWritesTracker tracker, DataSource primary) {
         this.tracker = tracker;
+        this.primary = primary;
     }
 
     /**
@@ -37,6 +40,31 @@ final class CommitCapture {
         } catch (SQLException e) {
             LOG.warn(
                     "Could not read the WAL position after a commit ({}); this actor's reads use the primary for a while",
+                    e.getMessage());
+            tracker.commitPositionUnknown();
+        }
+    }
+
+    /**
+     * Records the position of a global (JTA) transaction that committed, from its
+     * {@code afterCompletion}: on {@code bound}, the primary connection the routed connection still
+     * holds, or on a connection borrowed now when Hibernate already gave that one back. Never throws.
+     */
+    void committedGlobally(Connection bound) {
+        if (!tracker.wantsCommitPosition()) {
+            return;
+        }
+        try {
+            if (bound != null && !bound.isClosed()) {
+                tracker.committed(bound);
+                return;
+            }
+            try (Connection connection = primary.getConnection()) {
+                tracker.committed(connection);
+            }
+        } catch (SQLException e) {
+            LOG.warn(
+                    "Could not read the WAL position after a JTA commit ({}); this actor's reads use the primary for a while",
                     e.getMessage());
             tracker.commitPositionUnknown();
         }

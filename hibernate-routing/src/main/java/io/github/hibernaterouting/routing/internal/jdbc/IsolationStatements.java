@@ -116,7 +116,7 @@ final class IsolationStatements {
      * The statement's words, lower-cased, without comments and quotes ({@code 'repeatable read'} is
      * two words), with {@code =} and {@code ,} apart; empty for a script of several statements.
      */
-    private static String[] words(String sql) {
+    static String[] words(String sql) {
         final StringBuilder text = new StringBuilder(sql.length());
         final int n = sql.length();
         for (int i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -34,6 +34,9 @@ public final class JdbcRouting {
     private final ReadYourWritesTracker tracker;
     private final WritePolicy writes;
     private final CommitCapture commits;
+    /** The persistence unit's JTA transactions, or {@code null} when it is resource-local. */
+    private final JtaTransactions jta;
+
     private final int configuredIsolation;
     private final boolean autoCommit;
 
@@ -45,6 +48,7 @@ public final class JdbcRouting {
      * @param configuredIsolation {@code hibernate.connection.isolation}, applied to the pools;
      *        {@link io.github.hibernaterouting.routing.internal.consistency.IsolationLevel#UNKNOWN} if not set
      * @param autoCommit whether routed connections start in auto-commit mode ({@code hibernate.connection.autocommit})
+     * @param jta the persistence unit's JTA transactions, or {@code null} when it is resource-local
      */
     public JdbcRouting(
             SqlClassifier classifier,
@@ -58,7 +62,8 @@ public final class JdbcRouting {
             ReadYourWritesTracker tracker,
             WritePolicy writes,
             int configuredIsolation,
-            boolean autoCommit) {
+            boolean autoCommit,
+            JtaTransactions jta) {
         this.classifier = classifier;
         this.primary = primary;
         this.replicas = replicas;
@@ -69,7 +74,8 @@ public final class JdbcRouting {
         this.metrics = metrics;
         this.tracker = tracker;
         this.writes = writes;
-        this.commits = new CommitCapture(tracker);
+        this.commits = new CommitCapture(tracker, primary);
+        this.jta = jta;
         this.configuredIsolation = configuredIsolation;
         this.autoCommit = autoCommit;
     }
@@ -82,7 +88,7 @@ public final class JdbcRouting {
      */
     public RoutingConnection connection(boolean primaryTenant, boolean readOnly) {
         final PhysicalConnections physicals =
-                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics);
+                new PhysicalConnections(primary, replicas, replicaFailure, lsnWaitNanos, metrics, jta);
         physicals.configuredIsolation = configuredIsolation;
         // Without auto-commit (hibernate.connection.autocommit=false) a connection is in a transaction
         // from its first statement, as a pooled one would be.
@@ -109,6 +115,10 @@ public final class JdbcRouting {
 
     WritePolicy writes() {
         return writes;
+    }
+
+    JtaTransactions jta() {
+        return jta;
     }
 
     CommitCapture commits() {

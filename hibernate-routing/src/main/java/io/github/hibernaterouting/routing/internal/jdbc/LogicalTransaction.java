@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.slf4j.Logger;
@@ -9,25 +10,42 @@ import org.slf4j.LoggerFactory;
  * The JDBC transaction of one routed connection, over its physical connections: it begins wherever
  * its first statement goes, commits or rolls back on every physical connection that took part, and
  * has the commit's WAL position captured when it wrote. Every end returns the physical connections
- * to their pools. Not thread-safe.
+ * to their pools, but for one that a transaction begun with SQL or a cursor still lives on
+ * ({@link SqlControl}), which stays bound until the routed connection closes.
+ *
+ * <p>In a JTA persistence unit, a write inside a global transaction is captured when that
+ * transaction commits ({@link JtaTransactions}), never for one that rolls back; the transaction
+ * manager, not this class, commits the enlisted primary connection. Not thread-safe.
  */
 final class LogicalTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(LogicalTransaction.class);
 
     private final PhysicalConnections physicals;
     private final CommitCapture commits;
+    /** The persistence unit's JTA transactions, or {@code null} for a resource-local one. */
+    private final JtaTransactions jta;
     /** A write ran in the current transaction: capture the commit's WAL position after it commits. */
     private boolean wroteInTransaction;
     /** A write ran in auto-commit mode: capture the position before the primary connection is released. */
     private boolean wroteInAutoCommit;
 
-    LogicalTransaction(PhysicalConnections physicals, CommitCapture commits) {
+    LogicalTransaction(PhysicalConnections physicals, CommitCapture commits, JtaTransactions jta) {
         this.physicals = physicals;
         this.commits = commits;
+        this.jta = jta;
+        physicals.control.commits = commits;
     }
 
     /** A write is about to run on the primary. */
     void wrote() {
+        if (jta != null && jta.active()) {
+            jta.wrote(this::globalTransactionEnded);
+            return;
+        }
+        if (physicals.autoCommit && physicals.control.wroteInTransaction()) {
+            // In a transaction begun with SQL: captured after its COMMIT.
+            return;
+        }
         if (physicals.autoCommit) {
             wroteInAutoCommit = true;
         } else {
@@ -41,9 +59,15 @@ final class LogicalTransaction {
         physicals.transactionStarted = false;
         physicals.transactionIsolation = 0;
         physicals.changed();
+        // A transaction begun with SQL that is open becomes this one.
+        wroteInTransaction = physicals.control.jdbcTransactionBegan();
         if (physicals.replica != null) {
-            releaseReplica();
-            physicals.last = physicals.primary;
+            if (physicals.control.holds(physicals.replica)) {
+                physicals.replicaKept();
+            } else {
+                releaseReplica();
+                physicals.last = physicals.primary;
+            }
         }
         if (physicals.primary != null) {
             physicals.primary.setAutoCommit(false);
@@ -60,6 +84,7 @@ final class LogicalTransaction {
             }
         }
         physicals.settings.transactionEnded(true);
+        physicals.control.jdbcTransactionEnded(true);
         physicals.autoCommit = true;
         release();
     }
@@ -86,12 +111,18 @@ final class LogicalTransaction {
             }
         } finally {
             physicals.settings.transactionEnded(committed);
+            if (!physicals.autoCommit) {
+                physicals.control.jdbcTransactionEnded(committed);
+            }
             release();
         }
     }
 
     void rollback() throws SQLException {
         physicals.settings.transactionEnded(false);
+        if (!physicals.autoCommit) {
+            physicals.control.jdbcTransactionEnded(false);
+        }
         try {
             SQLException failure = null;
             if (physicals.primary != null) {
@@ -119,6 +150,17 @@ final class LogicalTransaction {
         }
     }
 
+    /**
+     * The global transaction this connection wrote in ended: if it committed, capture the position,
+     * on the primary connection still bound or, if Hibernate already gave it back, on one borrowed
+     * for the query (the unit of work holds none then).
+     */
+    private void globalTransactionEnded(int status) {
+        if (status == jakarta.transaction.Status.STATUS_COMMITTED) {
+            commits.committedGlobally(physicals.primary);
+        }
+    }
+
     /** Returns every physical connection, after capturing the position of a write made in auto-commit mode. */
     void release() throws SQLException {
         if (wroteInAutoCommit && physicals.primary != null) {
@@ -132,21 +174,44 @@ final class LogicalTransaction {
         releaseAll();
     }
 
-    /** Returns every physical connection to its pool; the next statement binds anew. */
+    /**
+     * The routed connection closes: a transaction begun with SQL is rolled back and the cursors are
+     * closed, then every physical connection goes back to its pool.
+     */
+    void close() throws SQLException {
+        physicals.control.close();
+        release();
+    }
+
+    /**
+     * Returns every physical connection to its pool, but for one that a transaction begun with SQL or
+     * a cursor lives on, which keeps the routed connection's mode; the next statement binds anew.
+     */
     private void releaseAll() throws SQLException {
         final PhysicalConnections p = physicals;
         p.generation++;
         SQLException failure = null;
         if (p.replica != null) {
             try {
-                releaseReplica();
+                if (p.control.holds(p.replica)) {
+                    p.replicaKept();
+                } else {
+                    releaseReplica();
+                }
             } catch (SQLException e) {
                 failure = e;
             }
         }
         if (p.primary != null) {
             try {
-                p.primary.close();
+                if (p.control.holds(p.primary)) {
+                    // The commit's position may have been read in auto-commit.
+                    p.primary.setAutoCommit(p.autoCommit);
+                } else {
+                    final Connection primary = p.primary;
+                    p.primary = null;
+                    primary.close();
+                }
             } catch (SQLException e) {
                 if (failure == null) {
                     failure = e;
@@ -154,9 +219,8 @@ final class LogicalTransaction {
                     failure.addSuppressed(e);
                 }
             }
-            p.primary = null;
         }
-        p.last = null;
+        p.last = p.primary != null ? p.primary : p.replica;
         p.settings.physicalsReleased();
         if (failure != null) {
             throw failure;

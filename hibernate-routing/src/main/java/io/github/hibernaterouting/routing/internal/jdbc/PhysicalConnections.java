@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
@@ -32,7 +32,12 @@ final class PhysicalConnections {
     final ReplicaFailure failurePolicy;
     final long lsnWaitNanos;
     final RoutingMetrics metrics;
+    /** The persistence unit's JTA transactions, or {@code null} for a resource-local one. */
+    final JtaTransactions jta;
+
     final CarriedSettings settings = new CarriedSettings();
+    /** Transactions begun and cursors declared with SQL, which keep their statements on one connection. */
+    final SqlControl control = new SqlControl(this);
 
     boolean autoCommit = true;
     boolean readOnly;
@@ -74,12 +79,14 @@ final class PhysicalConnections {
             ReplicaSet replicas,
             ReplicaFailure failurePolicy,
             long lsnWaitNanos,
-            RoutingMetrics metrics) {
+            RoutingMetrics metrics,
+            JtaTransactions jta) {
         this.primarySource = primarySource;
         this.replicas = replicas;
         this.failurePolicy = failurePolicy;
         this.lsnWaitNanos = lsnWaitNanos;
         this.metrics = metrics;
+        this.jta = jta;
     }
 
     /** Sets read-only mode for the routed connection, and on the bound primary (a replica connection is read-only anyway). */
@@ -191,6 +198,15 @@ final class PhysicalConnections {
     Connection configure(Connection physical, ReplicaNode node) throws SQLException {
         final boolean onReplica = node != null;
         try {
+            if (onReplica && jta != null && !physical.getAutoCommit() && jta.active()) {
+                // Either a pool whose connections start outside auto-commit, or one that enlisted this
+                // connection in the global transaction; only the second refuses auto-commit now.
+                try {
+                    physical.setAutoCommit(true);
+                } catch (SQLException e) {
+                    throw JtaTransactions.replicaEnlisted(node.name());
+                }
+            }
             if (onReplica) {
                 replicaTransaction = !autoCommit && replicaTransactionNeeded();
             }
@@ -209,7 +225,9 @@ final class PhysicalConnections {
                     physical.setTransactionIsolation(wanted);
                 }
             }
-            if (readOnly && !onReplica) {
+            if (onReplica ? !physical.isReadOnly() : readOnly) {
+                // A replica connection from a data source the application supplies is made read-only
+                // here, as the library's own replica pools make theirs (defence in depth).
                 physical.setReadOnly(true);
             }
             if (schema != null) {
@@ -278,7 +296,17 @@ final class PhysicalConnections {
                 classification,
                 physical != null && physical == primary,
                 physical != null && physical == replica,
-                !autoCommit);
+                !autoCommit || control.transaction() != null);
+    }
+
+    /**
+     * The replica connection stays bound across a transaction's begin or end, because a transaction
+     * begun with SQL or a cursor lives on it: it gets the mode the next statements need there, as
+     * {@link #configure} gives a connection just borrowed.
+     */
+    void replicaKept() throws SQLException {
+        replicaTransaction = !autoCommit && (control.transaction() == replica || replicaTransactionNeeded());
+        replica.setAutoCommit(!replicaTransaction);
     }
 
     /** The connection for metadata-like calls: whatever is bound, else the primary. */

@@ -1,7 +1,7 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;

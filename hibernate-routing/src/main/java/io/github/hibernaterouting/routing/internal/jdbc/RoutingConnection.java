@@ -44,7 +44,7 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
             JdbcRouting routing, PhysicalConnections physicals, boolean primaryTenant, boolean readOnlySession) {
         this.routing = routing;
         this.physicals = physicals;
-        this.transaction = new LogicalTransaction(physicals, routing.commits());
+        this.transaction = new LogicalTransaction(physicals, routing.commits(), routing.jta());
         this.router = new UnitOfWorkRouter(routing, physicals, transaction, primaryTenant);
         this.readOnlySession = readOnlySession;
         physicals.readOnly = readOnlySession;
@@ -272,8 +272,9 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
         }
         closed = true;
         router.released();
-        // HikariCP rolls back a connection returned with an open transaction.
-        transaction.release();
+        // HikariCP rolls back a connection returned with an open JDBC transaction; one begun with SQL
+        // and cursors are ended first.
+        transaction.close();
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.github.hibernaterouting.routing.internal.session.Route;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import io.github.hibernaterouting.routing.internal.session.StatementRouter;
 import io.github.hibernaterouting.routing.sql.Classification;
+import io.github.hibernaterouting.routing.sql.Classification.Control;
 import io.github.hibernaterouting.routing.sql.Classification.SettingScope;
 import io.github.hibernaterouting.routing.sql.Reason;
 import java.sql.Connection;
@@ -17,8 +18,11 @@ import java.sql.SQLException;
 /**
  * Routes the statements of one routed connection for its unit of work: classifies each, asks
  * {@link StatementRouter} where it goes, applies the write policy before a write, and binds the
- * physical connection. Holds the connection's binding to its session's routing state. Not
- * thread-safe, like the connection.
+ * physical connection. Holds the connection's binding to its session's routing state.
+ *
+ * <p>Before the classifier's verdict, what earlier SQL left on a physical connection decides: a
+ * cursor's statements run where it was declared, and every statement of a transaction begun with SQL
+ * where that transaction runs ({@link SqlControl}). Not thread-safe, like the connection.
  */
 final class UnitOfWorkRouter {
     private final JdbcRouting routing;
@@ -28,7 +32,10 @@ final class UnitOfWorkRouter {
     private SessionRouting unit;
     /** The session property was read since the last statement: a transaction begun now need not read it again. */
     private boolean strategyFresh;
-    /** The SQL of the statement {@link #route} just routed if it is a setting, for {@link #prepared} to watch; else null. */
+    /**
+     * The SQL of the statement {@link #route} just routed if the connection must see it run (a setting,
+     * a transaction or cursor statement: {@link SqlControl#watched}), for {@link #prepared}; else null.
+     */
     private String routedSetting;
 
     private Classification routedSettingClassification;
@@ -79,7 +86,7 @@ final class UnitOfWorkRouter {
         final SessionRouting unit = unit();
         strategyFresh = false;
         final Classification classification = routing.classifier().classify(sql);
-        if (classification.settingScope() != SettingScope.NONE) {
+        if (SqlControl.watched(classification)) {
             routedSetting = sql;
             routedSettingClassification = classification;
         } else {
@@ -91,6 +98,13 @@ final class UnitOfWorkRouter {
             isolationSetting(sql, inTransaction);
         }
         final Strategy strategy = unit.strategy(classification.routingHint());
+        final Connection held = held(unit, strategy, classification);
+        if (held != null) {
+            if (inTransaction) {
+                physicals.transactionStarted = true;
+            }
+            return held;
+        }
         // Above READ COMMITTED a read-write transaction keeps one snapshot only on one server, the one
         // that runs its writes; a standby refuses SERIALIZABLE altogether.
         final int isolation = physicals.effectiveIsolation();
@@ -110,7 +124,9 @@ final class UnitOfWorkRouter {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION -> physicals.usePrimary(unit, route.reason());
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION, VERIFY ->
+                physicals.usePrimary(unit, route.reason());
+            // No position of their own, but a client's floor (a consistency token) holds under every strategy.
             case REPLICA_ONLY -> {
                 if (serializable) {
                     throw new SQLException(
@@ -119,9 +135,22 @@ final class UnitOfWorkRouter {
                                     + " one snapshot on the replica), or under Strategy.READ_AFTER_WRITE",
                             "0A000");
                 }
-                yield physicals.useReplica(unit, true, route.reason(), Lsn.UNKNOWN);
+                yield physicals.useReplica(
+                        unit,
+                        true,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition(physicals.primary));
             }
-            case STALE_READ, STALE_READ_AFTER_WRITE -> physicals.useReplica(unit, false, route.reason(), Lsn.UNKNOWN);
+            case STALE_READ, STALE_READ_AFTER_WRITE ->
+                physicals.useReplica(
+                        unit,
+                        false,
+                        route.reason(),
+                        physicals.replica != null
+                                ? Lsn.UNKNOWN
+                                : routing.tracker().floorPosition(physicals.primary));
             case FRESH_READ ->
                 physicals.useReplica(
                         unit,
@@ -131,6 +160,79 @@ final class UnitOfWorkRouter {
                                 ? Lsn.UNKNOWN
                                 : routing.tracker().requiredPosition(physicals.primary));
         };
+    }
+
+    /**
+     * The physical connection {@code statement} must run on because of what earlier SQL left there,
+     * or {@code null} to route it as usual:
+     * <ul>
+     * <li>a statement on a cursor ({@code FETCH}, {@code MOVE}, {@code CLOSE}, and a {@code DECLARE}
+     * of a name in use, which the server refuses) runs where that cursor was declared;</li>
+     * <li>inside a transaction begun with SQL, every statement runs where it runs;</li>
+     * <li>a statement on a cursor this connection does not know (one a function opened, say) runs on
+     * the primary, where such functions run;</li>
+     * <li>a read-write {@code BEGIN} in auto-commit mode begins its transaction on the primary. Inside a
+     * JDBC transaction, where PostgreSQL only warns about a {@code BEGIN}, a {@code BEGIN} or a
+     * savepoint keeps the rest of a read-write transaction on the primary, as one transaction there.
+     * Under {@code REPLICA}, and for read-only ones, they go where a read goes: {@link #prepared}
+     * starts a transaction on the replica for them.</li>
+     * </ul>
+     */
+    private Connection held(SessionRouting unit, Strategy strategy, Classification statement) throws SQLException {
+        final SqlControl control = physicals.control;
+        final Control kind = statement.control();
+        final boolean onCursor = kind == Control.CURSOR_USE || kind == Control.CURSOR_CLOSE;
+        if (onCursor || kind == Control.CURSOR_OPEN) {
+            final Connection cursor = kind == Control.CURSOR_CLOSE && statement.cursorName() == null
+                    ? control.anyCursor()
+                    : control.cursor(statement.cursorName());
+            if (cursor != null) {
+                return runOn(cursor, unit, strategy, statement);
+            }
+        }
+        if (control.transaction() != null) {
+            final Connection pinned = runOn(control.transaction(), unit, strategy, statement);
+            if (pinned != null) {
+                return pinned;
+            }
+        }
+        if (strategy == Strategy.REPLICA) {
+            return null;
+        }
+        if (onCursor) {
+            return physicals.usePrimary(unit, RouteReason.TRANSACTION);
+        }
+        final boolean begin = kind == Control.BEGIN || kind == Control.BEGIN_READ_ONLY;
+        if (physicals.autoCommit
+                ? kind == Control.BEGIN
+                : (begin || kind == Control.SAVEPOINT) && !physicals.readOnly) {
+            return physicals.usePrimary(unit, RouteReason.TRANSACTION);
+        }
+        return null;
+    }
+
+    /**
+     * {@code physical}, a bound connection that holds a transaction or cursor, for {@code statement}:
+     * a write there goes through the write policy on the primary; on a replica it runs in that
+     * connection's read-only transaction and the server refuses it (under {@code REPLICA} the policy
+     * refuses it first). {@code null} if {@code physical} is no longer bound.
+     */
+    private Connection runOn(Connection physical, SessionRouting unit, Strategy strategy, Classification statement)
+            throws SQLException {
+        if (physical == physicals.primary) {
+            if (!statement.replicaSafe()) {
+                routing.writes().beforeWrite(unit, strategy, statement);
+                return wrote(unit, RouteReason.WRITE);
+            }
+            return physicals.usePrimary(unit, RouteReason.TRANSACTION);
+        }
+        if (physical == physicals.replica) {
+            if (!statement.replicaSafe() && strategy == Strategy.REPLICA) {
+                routing.writes().beforeWrite(unit, strategy, statement);
+            }
+            return physicals.useReplica(unit, false, RouteReason.TRANSACTION, Lsn.UNKNOWN);
+        }
+        return null;
     }
 
     /**
@@ -167,11 +269,18 @@ final class UnitOfWorkRouter {
         return physicals.usePrimary(unit, reason);
     }
 
-    /** Raw JDBC whose SQL is not known up front goes to the primary and counts as a write. */
+    /**
+     * Raw JDBC whose SQL is not known up front goes to the primary and counts as a write; inside a
+     * read-only transaction begun with SQL on a replica, to that replica, which refuses writes.
+     */
     Connection rawJdbc(String what) throws SQLException {
         final SessionRouting unit = unit();
         if (!physicals.autoCommit) {
             physicals.transactionStarted = true;
+        }
+        final Connection pinned = physicals.control.transaction();
+        if (pinned != null && pinned == physicals.replica && unit.strategy(null) != Strategy.REPLICA) {
+            return physicals.useReplica(unit, false, RouteReason.TRANSACTION, Lsn.UNKNOWN);
         }
         routing.writes()
                 .beforeWrite(
@@ -205,7 +314,7 @@ final class UnitOfWorkRouter {
         if (setting == null && target != physicals.replica) {
             return statement;
         }
-        if (setting != null) {
+        if (setting != null && SqlControl.needsTransaction(routedSettingClassification)) {
             physicals.settingPrepared(target);
         }
         final RoutedStatement routedStatement = new RoutedStatement(

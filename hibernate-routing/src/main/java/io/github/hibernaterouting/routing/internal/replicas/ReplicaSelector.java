@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.replicas;
 
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -5,6 +5,8 @@ import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AbstractCollectionEvent;
+import org.hibernate.event.spi.InitializeCollectionEvent;
+import org.hibernate.event.spi.InitializeCollectionEventListener;
 import org.hibernate.event.spi.PostLoadEvent;
 import org.hibernate.event.spi.PostLoadEventListener;
 import org.hibernate.event.spi.PreCollectionRecreateEvent;
@@ -29,9 +31,12 @@ import org.hibernate.persister.entity.EntityPersister;
  *
  * <p>Entities without {@code @Version} that a session loaded from a replica are remembered. Before
  * such an entity is updated or deleted, its loaded state is compared with the row on the primary,
- * inside the same transaction; if they differ the flush fails with {@link StaleReplicaReadException}
- * instead of overwriting newer data. Versioned entities need no help: their version check runs on
- * the primary and fails with {@code OptimisticLockException}.
+ * inside the same transaction and whatever the strategy ({@link SessionRouting#onPrimary}); if they
+ * differ the flush fails with {@link StaleReplicaReadException} instead of overwriting newer data.
+ * Versioned entities need no help: their version check runs on the primary and fails with
+ * {@code OptimisticLockException}. The collections of unversioned owners get the same check before
+ * they are written ({@link ReplicaCollections}); the guard learns which ones were read from a
+ * replica when Hibernate initializes them, or loads them with their owner.
  */
 public final class ReplicaReadGuard
         implements PostLoadEventListener,
@@ -41,7 +46,8 @@ public final class ReplicaReadGuard
                 PreUpsertEventListener,
                 PreCollectionRecreateEventListener,
                 PreCollectionUpdateEventListener,
-                PreCollectionRemoveEventListener {
+                PreCollectionRemoveEventListener,
+                InitializeCollectionEventListener {
     private static final long serialVersionUID = 1L;
 
     private final WritePolicy writes;
@@ -56,14 +62,21 @@ public final class ReplicaReadGuard
 
     @Override
     public void onPostLoad(PostLoadEvent event) {
-        final EntityPersister persister = event.getPersister();
-        if (persister.isVersioned()) {
+        final SessionRouting unit = SessionRouting.readingReplica(event.getSession());
+        if (unit == null) {
             return;
         }
-        final SessionRouting unit = unit(event.getSession());
-        if (unit != null && unit.lastStatementOnReplica()) {
+        final EntityPersister persister = event.getPersister();
+        if (!persister.isVersioned()) {
             unit.loadedFromReplica(event.getSession().generateEntityKey(event.getId(), persister));
         }
+        ReplicaCollections.ownerLoaded(unit, event.getEntity(), persister, event.getSession());
+    }
+
+    /** Appended after Hibernate's own listener: the collection has just been initialized. */
+    @Override
+    public void onInitializeCollection(InitializeCollectionEvent event) {
+        ReplicaCollections.initialized(event.getCollection(), event.getSession());
     }
 
     @Override
@@ -126,9 +139,10 @@ public final class ReplicaReadGuard
     private void beforeCollectionWrite(AbstractCollectionEvent event) {
         // The collection's role, not event.getCollectionPersister(), which Hibernate ORM 7.2 lacks.
         final String role = event.getCollection().getRole();
-        beforeWrite(
+        final SessionRouting unit = beforeWrite(
                 event.getSession(),
                 "change collection " + (role != null ? role : "of " + event.getAffectedOwnerEntityName()));
+        ReplicaCollections.verify(unit, event);
     }
 
     /** Refuses the write under REPLICA; otherwise moves the session to the primary before its SQL is built. */
@@ -155,8 +169,9 @@ public final class ReplicaReadGuard
         if (!unit.wasLoadedFromReplica(key)) {
             return;
         }
-        // The session has escalated, so this snapshot comes from the primary, in this transaction.
-        final Object[] current = persister.getDatabaseSnapshot(id, session);
+        // From the primary, in this transaction, whatever the strategy: under STALE_READ the unit's
+        // reads would otherwise stay on the replica it read the entity from.
+        final Object[] current = unit.onPrimary(() -> persister.getDatabaseSnapshot(id, session));
         if (current == null) {
             throw new StaleReplicaReadException(persister.getEntityName(), id, "was deleted");
         }

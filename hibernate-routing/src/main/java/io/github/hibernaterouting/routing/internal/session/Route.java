@@ -15,6 +15,11 @@ public enum Route {
     ISOLATION(true, RouteReason.ISOLATION),
     /** A read under {@code PRIMARY} from a scope, a session property or the persistence unit. */
     STRATEGY(true, RouteReason.STRATEGY),
+    /**
+     * A read that checks, before a write, what the unit of work read on a replica: the primary
+     * under every strategy (see {@link SessionRouting#onPrimary}).
+     */
+    VERIFY(true, RouteReason.VERIFY),
     /** A read under {@code PRIMARY} from a query hint. */
     FORCED(true, RouteReason.FORCED),
     /** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */

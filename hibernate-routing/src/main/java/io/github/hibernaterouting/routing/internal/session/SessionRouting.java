@@ -9,15 +9,19 @@ import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import jakarta.persistence.EntityManager;
 import java.lang.ref.WeakReference;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.hibernate.collection.spi.PersistentCollection;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
  * The routing state of one Hibernate session (a unit of work): whether it wrote, which replica it
  * reads from, how far along a replica must be for it (after a read fell back to the primary), and
- * which unversioned entities it loaded from a replica.
+ * which unversioned entities and collections it loaded from a replica.
  *
  * <p>It outlives the session's physical connections, which Hibernate acquires and releases several
  * times per session; each routed connection of the session is bound to it. Confined to the
@@ -33,11 +37,16 @@ public final class SessionRouting {
     private Strategy sessionStrategy;
     private boolean primaryTenant;
     private Set<EntityKey> replicaLoaded;
+    /** Collections initialized from a replica, by identity: their equality would read their elements. */
+    private Set<PersistentCollection<?>> replicaCollections;
+
     private boolean lastStatementOnReplica;
     /** The primary's WAL position after a read of this unit fell back to it; {@link Lsn#UNKNOWN} before. */
     private long readFloor = Lsn.UNKNOWN;
     /** A read fell back to the primary since {@link #readFloor} was last taken. */
     private boolean readFloorStale;
+    /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
+    private int primaryReads;
 
     /**
      * @param unitDefault the persistence-unit default strategy
@@ -54,6 +63,22 @@ public final class SessionRouting {
         final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
         if (logicalConnection.isPhysicallyConnected()
                 && logicalConnection.getPhysicalConnection() instanceof Routed connection) {
+            return connection.sessionRouting();
+        }
+        return null;
+    }
+
+    /**
+     * The routing state of a session whose routed connection may be reading replica data right now
+     * (see {@link Routed#mayBeReadingReplicaData()}): what a load is reading came from a replica.
+     * {@code null} when it did not, or when the session has no routed connection (what it loads then
+     * comes from a cache, which only the primary fills).
+     */
+    static SessionRouting readingReplica(SharedSessionContractImplementor session) {
+        final var logicalConnection = session.getJdbcCoordinator().getLogicalConnection();
+        if (logicalConnection.isPhysicallyConnected()
+                && logicalConnection.getPhysicalConnection() instanceof Routed connection
+                && connection.mayBeReadingReplicaData()) {
             return connection.sessionRouting();
         }
         return null;
@@ -102,13 +127,16 @@ public final class SessionRouting {
                 unitDefault);
     }
 
-    /** Whether this unit of work, or the scope it runs in, has written. */
+    /**
+     * Whether this unit of work has written, or a write is known in the scope it runs in (one made in
+     * it, in a scope nested in it, or in an enclosing scope; see {@link ScopeFrame#writeKnown()}).
+     */
     public boolean hasWritten() {
         if (escalated) {
             return true;
         }
         final ScopeFrame scope = ScopeFrame.current();
-        return scope != null && scope.hasWritten();
+        return scope != null && scope.writeKnown();
     }
 
     /** Records a write: this unit of work and its scopes read from the primary from now on under READ_AFTER_WRITE. */
@@ -175,6 +203,26 @@ public final class SessionRouting {
         readFloorStale = false;
     }
 
+    /**
+     * Runs {@code work} with every statement of this unit of work on the primary, whatever the
+     * strategy: for the lost-update check, which must compare what was read on a replica with the
+     * primary's current data, in the unit's transaction. Statements after {@code work} are routed as
+     * before, also when it throws.
+     */
+    <T> T onPrimary(Supplier<T> work) {
+        primaryReads++;
+        try {
+            return work.get();
+        } finally {
+            primaryReads--;
+        }
+    }
+
+    /** Whether the unit's reads must go to the primary right now (see {@link #onPrimary}). */
+    boolean readsOnPrimary() {
+        return primaryReads > 0;
+    }
+
     /** Whether the statement that ran last went to a replica: what a load just read came from there. */
     public boolean lastStatementOnReplica() {
         return lastStatementOnReplica;
@@ -193,6 +241,24 @@ public final class SessionRouting {
 
     boolean wasLoadedFromReplica(EntityKey key) {
         return replicaLoaded != null && replicaLoaded.contains(key);
+    }
+
+    void collectionLoadedFromReplica(PersistentCollection<?> collection) {
+        if (replicaCollections == null) {
+            replicaCollections = Collections.newSetFromMap(new IdentityHashMap<>());
+        }
+        replicaCollections.add(collection);
+    }
+
+    boolean wasCollectionLoadedFromReplica(PersistentCollection<?> collection) {
+        return replicaCollections != null && replicaCollections.contains(collection);
+    }
+
+    /** Forgets a collection's replica origin once its elements were verified against the primary. */
+    void collectionVerified(PersistentCollection<?> collection) {
+        if (replicaCollections != null) {
+            replicaCollections.remove(collection);
+        }
     }
 
     /** Forgets an entity's replica origin once its state has been verified against, or written to, the primary. */

@@ -13,7 +13,8 @@ public final class StatementRouter {
     private StatementRouter() {}
 
     /**
-     * @param unit the unit of work (asked whether it or its scope wrote, only when that matters)
+     * @param unit the unit of work (asked whether its reads must go to the primary right now, and
+     *     whether it or its scope wrote, only when that matters)
      * @param inPrimaryTransaction a transaction is open and already runs on the primary
      * @param transactionPinned a read-write transaction is open and {@code transactions=PRIMARY} pins it to the primary
      * @param isolationPinned the isolation level needs the primary: a read-write transaction above READ
@@ -30,13 +31,18 @@ public final class StatementRouter {
         if (!classification.replicaSafe()) {
             return Route.WRITE;
         }
+        if (unit.readsOnPrimary()) {
+            // The lost-update check compares what was read on a replica with the primary.
+            return Route.VERIFY;
+        }
         if (inPrimaryTransaction) {
             // Its reads must see its own writes.
             return Route.TRANSACTION;
         }
         return switch (strategy) {
             case PRIMARY -> classification.routingHint() != null ? Route.FORCED : Route.STRATEGY;
-            // REPLICA and STALE_READ accept stale data by definition: no required position.
+            // REPLICA and STALE_READ accept stale data by definition: no required position of their own
+            // (a client's position floor still holds, see ReadYourWritesTracker.floorPosition).
             case REPLICA -> Route.REPLICA_ONLY;
             case STALE_READ -> {
                 if (isolationPinned) {

@@ -21,8 +21,11 @@ import org.junit.jupiter.api.Test;
  */
 class RoutingSettingsDocumentationTest {
     private static final Path DOC = Path.of("..", "docs", "configuration.md");
-    private static final Path SETTINGS_SOURCE =
-            Path.of("src", "main", "java", "io", "github", "hibernaterouting", "routing", "RoutingSettings.java");
+    private static final Path SETTINGS_SOURCES =
+            Path.of("src", "main", "java", "io", "github", "hibernaterouting", "routing");
+    /** RoutingSettings and the interfaces it extends, where the constants are declared. */
+    private static final List<String> SETTINGS_FILES =
+            List.of("RoutingSettings.java", "ReplicaSettings.java", "PoolSettings.java", "ConsistencySettings.java");
 
     private static Map<String, String> documentedDefaults() throws IOException {
         final Map<String, String> defaults = new LinkedHashMap<>();
@@ -88,15 +91,17 @@ class RoutingSettingsDocumentationTest {
                 .isNotEqualTo(RoutingConfig.from(base, name -> null));
     }
 
-    /** The javadoc block of each key constant in RoutingSettings.java, by constant name. */
+    /** The javadoc block of each key constant in RoutingSettings and its super-interfaces, by constant name. */
     private static Map<String, String> javadocByConstant() throws IOException {
-        final String source = Files.readString(SETTINGS_SOURCE);
         final Map<String, String> docs = new LinkedHashMap<>();
-        final java.util.regex.Matcher matcher = java.util.regex.Pattern.compile(
-                        "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*String (\\w+) = PREFIX", java.util.regex.Pattern.DOTALL)
-                .matcher(source);
-        while (matcher.find()) {
-            docs.put(matcher.group(2), matcher.group(1));
+        final java.util.regex.Pattern constant = java.util.regex.Pattern.compile(
+                "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*String (\\w+) = (?:PREFIX \\+ \"|\"hibernate\\.routing\\.)",
+                java.util.regex.Pattern.DOTALL);
+        for (String file : SETTINGS_FILES) {
+            final java.util.regex.Matcher matcher = constant.matcher(Files.readString(SETTINGS_SOURCES.resolve(file)));
+            while (matcher.find()) {
+                docs.put(matcher.group(2), matcher.group(1));
+            }
         }
         return docs;
     }

@@ -32,7 +32,7 @@ class RoutedStatementTest {
         final Connection physical = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), physical, null, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null, null), physical, null, null);
 
         int checked = 0;
         for (Method method : PreparedStatement.class.getMethods()) {
@@ -64,7 +64,7 @@ class RoutedStatementTest {
                 (proxy, method, args) ->
                         method.getName().equals("isWrapperFor") ? Boolean.FALSE : "the statement's answer");
         final RoutedStatement watch = new RoutedStatement(
-                recorder, null, new PhysicalConnections(null, null, null, 0, null), null, null, null);
+                recorder, null, new PhysicalConnections(null, null, null, 0, null, null), null, null, null);
         assertThat(watch.unwrap(RoutedStatement.class)).isSameAs(watch);
         assertThat(watch.isWrapperFor(PreparedStatement.class)).isTrue();
         assertThat(watch.unwrap(String.class)).isEqualTo("the statement's answer");
@@ -82,7 +82,7 @@ class RoutedStatementTest {
         final Connection routed = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final RoutedStatement watch = new RoutedStatement(
-                statement, routed, new PhysicalConnections(null, null, null, 0, null), physical, null, null);
+                statement, routed, new PhysicalConnections(null, null, null, 0, null, null), physical, null, null);
         assertThat(watch.getConnection()).isSameAs(routed);
     }
 
@@ -92,7 +92,7 @@ class RoutedStatementTest {
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
         final Connection primary = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> null);
-        final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null);
+        final PhysicalConnections physicals = new PhysicalConnections(null, null, null, 0, null, null);
         physicals.replica = replica;
         physicals.primary = primary;
         final UnitOfWorkRouter router = new UnitOfWorkRouter(null, physicals, null, false);

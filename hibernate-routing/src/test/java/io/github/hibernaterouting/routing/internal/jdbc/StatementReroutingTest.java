@@ -3,8 +3,8 @@ package io.github.hibernaterouting.routing.internal.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.hibernaterouting.routing.RoutingSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.RoutingSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
@@ -77,7 +77,8 @@ class StatementReroutingTest {
                 tracker,
                 new WritePolicy(tracker),
                 IsolationLevel.UNKNOWN,
-                true);
+                true,
+                null);
         connection = routing.connection(false, false);
     }
 

@@ -1,0 +1,343 @@
+package io.github.hibernaterouting.routing.it;
+
+import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
+import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import io.agroal.narayana.NarayanaTransactionIntegration;
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.ReadYourWrites;
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceConfiguration;
+import jakarta.persistence.PersistenceUnitTransactionType;
+import jakarta.transaction.TransactionManager;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.engine.transaction.jta.platform.internal.NarayanaJtaPlatform;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A JTA persistence unit, as a Jakarta EE server runs one: Narayana is the transaction manager, the
+ * primary a transaction-aware Agroal pool enlisted in the global transaction, the replicas plain
+ * pools. Reads go to a replica until the transaction writes, a write is captured for
+ * read-your-writes only once the global transaction commits, and one that rolls back leaves neither
+ * a row nor a stamp.
+ */
+@ExtendWith(RoutingLeakCheck.class)
+class JtaIT {
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
+
+    static PostgresCluster cluster;
+    static TransactionManager tm;
+    static AgroalDataSource primary;
+    static final List<HikariDataSource> replicas = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = DB.cluster();
+        RoutingItSupport.createSchema(cluster);
+        onPrimary(
+                cluster,
+                "drop table if exists users; create table users (id text primary key, read_after_write_lsn pg_lsn);"
+                        + " insert into users (id) values ('jta-alice'), ('jta-bob'), ('jta-carol')");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        // Narayana's log of in-doubt transactions, under target/ rather than the working directory.
+        BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
+                .setObjectStoreDir(Path.of("target", "narayana").toString());
+        tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
+        primary = enlisting(cluster.primary());
+        for (Node standby : cluster.standbys()) {
+            replicas.add(plainPool(standby, Duration.ofSeconds(30)));
+        }
+    }
+
+    /** A pool whose connections join the current global transaction, as a container's JTA data source's do. */
+    private static AgroalDataSource enlisting(Node node) throws SQLException {
+        return AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
+                .connectionPoolConfiguration(pool -> pool.maxSize(5)
+                        .transactionIntegration(new NarayanaTransactionIntegration(
+                                tm,
+                                new com.arjuna.ats.internal.jta.transaction.arjunacore
+                                        .TransactionSynchronizationRegistryImple()))
+                        .connectionFactoryConfiguration(factory -> factory.jdbcUrl(node.jdbcUrl())
+                                .principal(new NamePrincipal(cluster.user()))
+                                .credential(new SimplePassword(cluster.password())))));
+    }
+
+    /** A pool that knows nothing of JTA, as replicas need. */
+    private static HikariDataSource plainPool(Node standby, Duration connectionTimeout) {
+        final HikariConfig config = new HikariConfig();
+        config.setPoolName("jta-it-" + standby.name());
+        config.setJdbcUrl(standby.jdbcUrl());
+        config.setUsername(cluster.user());
+        config.setPassword(cluster.password());
+        config.setMaximumPoolSize(3);
+        config.setConnectionTimeout(connectionTimeout.toMillis());
+        return new HikariDataSource(config);
+    }
+
+    @AfterAll
+    static void stop() {
+        replicas.forEach(HikariDataSource::close);
+        if (primary != null) {
+            primary.close();
+        }
+    }
+
+    @BeforeEach
+    void emptyTables() throws SQLException {
+        onPrimary(cluster, "delete from note; update users set read_after_write_lsn = null");
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+    }
+
+    @AfterEach
+    void noTransactionLeftOpen() throws Exception {
+        cluster.standbys().forEach(cluster::resumeReplay);
+        if (tm.getTransaction() != null) {
+            tm.rollback();
+            throw new AssertionError("a test left its JTA transaction open");
+        }
+    }
+
+    private static EntityManagerFactory jtaUnit(Map<String, Object> extra) {
+        final PersistenceConfiguration configuration = new PersistenceConfiguration("jta-it")
+                .transactionType(PersistenceUnitTransactionType.JTA)
+                .managedClass(Note.class);
+        final Map<String, Object> overrides = new HashMap<>();
+        overrides.put("jakarta.persistence.jdbc.url", null);
+        overrides.put("jakarta.persistence.jdbc.user", null);
+        overrides.put("jakarta.persistence.jdbc.password", null);
+        overrides.put(RoutingSettings.REPLICA_URLS, null);
+        overrides.put(AvailableSettings.JAKARTA_JTA_DATASOURCE, primary);
+        overrides.put(AvailableSettings.JTA_PLATFORM, NarayanaJtaPlatform.class.getName());
+        overrides.put(RoutingSettings.REPLICA_DATASOURCES, replicas);
+        overrides.putAll(extra);
+        final EntityManagerFactory emf =
+                RoutingTestSupport.emf(configuration, cluster, RoutingItSupport.withoutCache(overrides));
+        RoutingTestSupport.awaitReplicasUp(emf);
+        return emf;
+    }
+
+    private static long writeInGlobalTransaction(EntityManagerFactory emf, String actor, String text) throws Exception {
+        try (RoutingScope scope = RoutingScope.builder().actor(actor).open()) {
+            tm.begin();
+            final Note note = new Note(text);
+            try (EntityManager em = emf.createEntityManager()) {
+                em.persist(note);
+            }
+            tm.commit();
+            assertThat(scope.lastCommit())
+                    .as("the global transaction's commit position is recorded in the scope")
+                    .isNotNull();
+            return note.id;
+        }
+    }
+
+    @Test
+    void readsInAGlobalTransaction_goToAReplica_untilItWrites_thenToThePrimary() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("a read before any write")
+                        .isFalse();
+                em.persist(new Note("escalates"));
+                em.flush();
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("a read after the flush, in the same global transaction")
+                        .isTrue();
+                assertThat(em.createQuery("select count(n) from Note n", Long.class)
+                                .getSingleResult())
+                        .as("the read sees the transaction's own uncommitted row")
+                        .isEqualTo(1L);
+            }
+            tm.commit();
+            assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aCommittedGlobalTransaction_isReadByItsActor_whileEveryReplicaLacksIt() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            final long id = writeInGlobalTransaction(emf, "jta-alice", "alice's note");
+            try (RoutingScope ignored =
+                    RoutingScope.builder().actor("jta-alice").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(em.find(Note.class, id))
+                            .as("the actor's own write")
+                            .isNotNull();
+                    assertThat(servedBy(cluster, em).isPrimary()).isTrue();
+                }
+                tm.commit();
+            }
+            try (RoutingScope ignored = RoutingScope.builder().actor("jta-bob").open();
+                    EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("another actor still reads from a replica")
+                        .isFalse();
+                assertThat(em.find(Note.class, id)).as("which lacks the write").isNull();
+            }
+        }
+    }
+
+    @Test
+    void aRolledBackGlobalTransaction_leavesNoRow_andNoPositionForItsActor() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            try (RoutingScope scope = RoutingScope.builder().actor("jta-carol").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.persist(new Note("rolled back"));
+                    em.flush();
+                }
+                tm.rollback();
+                assertThat(scope.lastCommit()).as("nothing committed").isNull();
+            }
+            assertThat(countOnPrimary(cluster, "note")).isZero();
+            try (RoutingScope ignored =
+                            RoutingScope.builder().actor("jta-carol").open();
+                    EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("the actor has no write to wait for: its reads stay on the replicas")
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
+    void aReadOnlyGlobalTransaction_runsOnAReplica_andRecordsNothing() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            try (RoutingScope scope = RoutingScope.builder().actor("jta-bob").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.createQuery("select n from Note n", Note.class).getResultList();
+                    assertThat(servedBy(cluster, em).isPrimary()).isFalse();
+                }
+                tm.commit();
+                assertThat(scope.lastCommit()).isNull();
+                assertThat(scope.hasWritten()).isFalse();
+            }
+            assertThat(primary.getMetrics().activeCount())
+                    .as("the primary pool lent nothing out")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void tableStamps_areRaisedWhenTheGlobalTransactionCommits() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE"))) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            final ConsistencyToken committed;
+            try (RoutingScope scope = RoutingScope.builder().actor("jta-alice").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.persist(new Note("stamped"));
+                }
+                tm.commit();
+                committed = scope.lastCommit();
+            }
+            assertThat(committed).isNotNull();
+            assertThat(ReadYourWrites.stampOf(emf, "jta-alice"))
+                    .as("the actor's stamp in the users table covers the commit")
+                    .isNotNull()
+                    .satisfies(stamp -> assertThat(stamp.compareTo(committed)).isGreaterThanOrEqualTo(0));
+            try (RoutingScope scope = RoutingScope.builder().actor("jta-carol").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.persist(new Note("not stamped"));
+                    em.flush();
+                }
+                tm.rollback();
+            }
+            assertThat(ReadYourWrites.stampOf(emf, "jta-carol"))
+                    .as("a rolled-back transaction stamps nothing")
+                    .isNull();
+        }
+    }
+
+    @Test
+    void aReplicaThatCannotGiveAConnection_underFallback_leavesTheReadToTheEnlistedPrimary() throws Exception {
+        final Node standby = cluster.standby(2);
+        try (HikariDataSource only = plainPool(standby, Duration.ofMillis(250));
+                EntityManagerFactory emf = jtaUnit(Map.of(
+                        RoutingSettings.REPLICA_DATASOURCES, List.of(only),
+                        RoutingSettings.REPLICA_FAILURE, "FALLBACK",
+                        RoutingSettings.HEALTH_CHECK_INTERVAL, "1h"))) {
+            cluster.stop(standby);
+            only.getHikariPoolMXBean().softEvictConnections();
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("the read falls back to the primary")
+                        .isTrue();
+                em.persist(new Note("after the fallback"));
+                em.flush();
+                assertThat(primary.getMetrics().activeCount())
+                        .as("one enlisted primary connection serves the fallback read and the write")
+                        .isLessThanOrEqualTo(1);
+            }
+            tm.commit();
+            assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+        } finally {
+            cluster.start(standby);
+        }
+    }
+
+    @Test
+    void aReplicaDataSourceThatJoinsTheGlobalTransaction_failsTheRead_namingTheFix() throws Exception {
+        try (AgroalDataSource joining = enlisting(cluster.standby(1));
+                EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.REPLICA_DATASOURCES, List.of(joining)))) {
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThatThrownBy(() -> em.find(Note.class, 1L))
+                        .satisfies(e -> assertThat(RoutingItSupport.causeOfType(e, RoutingConfigurationException.class))
+                                .as("the cause")
+                                .isNotNull()
+                                .extracting(Throwable::getMessage)
+                                .asString()
+                                .contains(RoutingSettings.REPLICA_DATASOURCES)
+                                .contains("transactional=\"false\""));
+            } finally {
+                tm.rollback();
+            }
+            assertThat(RoutingStatus.of(emf).nodes())
+                    .as("a configuration error is not a replica failure")
+                    .allMatch(RoutingStatus.Node::up);
+        }
+    }
+}

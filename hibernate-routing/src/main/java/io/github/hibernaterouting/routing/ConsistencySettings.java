@@ -1,0 +1,140 @@
+package io.github.hibernaterouting.routing;
+
+/**
+ * The settings of read-your-writes: where an actor's stamp is kept, the shared Redis marker, and
+ * how long a read waits for a replica to reach a position. Each is also a constant of
+ * {@link RoutingSettings}, which extends this interface.
+ */
+public interface ConsistencySettings {
+    /**
+     * Where an actor's last commit position (its stamp) is kept, an {@link ActorStamps}: {@code MEMORY}
+     * keeps it in this instance only; {@code TABLE} also writes it to a {@code pg_lsn} column of the
+     * actors' table on the primary (checked at bootstrap), so every instance can read it.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS = "hibernate.routing.actor_stamps";
+
+    /** The default of {@link #ACTOR_STAMPS}. */
+    String DEFAULT_ACTOR_STAMPS = "MEMORY";
+
+    /**
+     * The table that holds actors, for {@code actor_stamps=TABLE}; may be schema-qualified.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS_TABLE}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS_TABLE = "hibernate.routing.actor_stamps.table";
+
+    /** The default of {@link #ACTOR_STAMPS_TABLE}. */
+    String DEFAULT_ACTOR_STAMPS_TABLE = "users";
+
+    /**
+     * The column of {@link #ACTOR_STAMPS_TABLE} that holds the actor key.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS_KEY_COLUMN}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS_KEY_COLUMN = "hibernate.routing.actor_stamps.key_column";
+
+    /** The default of {@link #ACTOR_STAMPS_KEY_COLUMN}. */
+    String DEFAULT_ACTOR_STAMPS_KEY_COLUMN = "id";
+
+    /**
+     * The {@code pg_lsn} column of {@link #ACTOR_STAMPS_TABLE} that holds the stamp; it is only ever
+     * raised ({@code GREATEST}), so concurrent writers never move it backwards.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS_COLUMN}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS_COLUMN = "hibernate.routing.actor_stamps.column";
+
+    /** The default of {@link #ACTOR_STAMPS_COLUMN}. */
+    String DEFAULT_ACTOR_STAMPS_COLUMN = "read_after_write_lsn";
+
+    /**
+     * How long this instance remembers an actor's stamp in memory after the actor's last write.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS_MEMORY_TTL}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS_MEMORY_TTL = "hibernate.routing.actor_stamps.memory_ttl";
+
+    /** The default of {@link #ACTOR_STAMPS_MEMORY_TTL}. */
+    String DEFAULT_ACTOR_STAMPS_MEMORY_TTL = "60s";
+
+    /**
+     * The Redis server for the shared mutation marker ({@code redis://host:port} or
+     * {@code redis-sentinel://host:port/?sentinelMasterId=name}). Unset: no marker. Falls back to the
+     * environment variable {@code HIBERNATE_ROUTING_REDIS_URI}. Needs {@code io.lettuce:lettuce-core}. Never logged.
+     *
+     * @settingDefault none (no marker)
+     * @since 0.1
+     */
+    String REDIS_URI = "hibernate.routing.redis.uri";
+
+    /**
+     * Prefix of the marker keys: {@code <prefix>:replication:<actor>}.
+     *
+     * @settingDefault {@value #DEFAULT_REDIS_PREFIX}
+     * @since 0.1
+     */
+    String REDIS_PREFIX = "hibernate.routing.redis.prefix";
+
+    /** The default of {@link #REDIS_PREFIX}. */
+    String DEFAULT_REDIS_PREFIX = "hibernate-routing";
+
+    /**
+     * How long a marker lives after it was last set.
+     *
+     * @settingDefault {@value #DEFAULT_REDIS_WINDOW}
+     * @since 0.1
+     */
+    String REDIS_WINDOW = "hibernate.routing.redis.window";
+
+    /** The default of {@link #REDIS_WINDOW}. */
+    String DEFAULT_REDIS_WINDOW = "10s";
+
+    /**
+     * Timeout of every Redis command (and of connecting).
+     *
+     * @settingDefault {@value #DEFAULT_REDIS_TIMEOUT}
+     * @since 0.1
+     */
+    String REDIS_TIMEOUT = "hibernate.routing.redis.timeout";
+
+    /** The default of {@link #REDIS_TIMEOUT}. */
+    String DEFAULT_REDIS_TIMEOUT = "1s";
+
+    /**
+     * How long a unit of work that needs a position no replica is known to have replayed waits for a
+     * replica to get there before it uses the primary.
+     *
+     * @settingDefault {@value #DEFAULT_LSN_WAIT}
+     * @since 0.1
+     */
+    String LSN_WAIT = "hibernate.routing.lsn_wait";
+
+    /** The default of {@link #LSN_WAIT}. */
+    String DEFAULT_LSN_WAIT = "100ms";
+
+    /**
+     * How often the replicas are asked for their replay position during that wait.
+     *
+     * @settingDefault {@value #DEFAULT_LSN_POLL_INTERVAL}
+     * @since 0.1
+     */
+    String LSN_POLL_INTERVAL = "hibernate.routing.lsn_poll_interval";
+
+    /** The default of {@link #LSN_POLL_INTERVAL}. */
+    String DEFAULT_LSN_POLL_INTERVAL = "5ms";
+
+    /** Values of {@link #ACTOR_STAMPS}. */
+    enum ActorStamps {
+        /** This instance's memory only. */
+        MEMORY,
+        /** Memory and a {@code pg_lsn} column of the actors' table on the primary. */
+        TABLE
+    }
+}

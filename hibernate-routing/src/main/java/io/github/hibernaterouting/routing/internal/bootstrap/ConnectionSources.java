@@ -1,0 +1,162 @@
+package io.github.hibernaterouting.routing.internal.bootstrap;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the persistence unit's connections come from: for the primary and each replica, either a
+ * pool the library builds from a URL ({@link OwnPools}) or a data source the application, its
+ * framework or its server supplies (an object, or a JNDI name looked up once at start). The library
+ * closes only the pools it built.
+ */
+final class ConnectionSources implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionSources.class);
+
+    /** One replica's connections, and how logs and errors name it. */
+    record Replica(String description, DataSource dataSource, boolean supplied) {}
+
+    private final DataSource primary;
+    private final String primaryDescription;
+    private final List<Replica> replicas;
+    private final List<HikariDataSource> owned;
+
+    private ConnectionSources(
+            DataSource primary, String primaryDescription, List<Replica> replicas, List<HikariDataSource> owned) {
+        this.primary = primary;
+        this.primaryDescription = primaryDescription;
+        this.replicas = List.copyOf(replicas);
+        this.owned = List.copyOf(owned);
+    }
+
+    /**
+     * The connection sources {@code config} names, built or looked up now.
+     *
+     * @param jndi looks a JNDI name up (Hibernate's JNDI service)
+     * @throws RoutingConfigurationException if a name does not resolve to a {@code DataSource}
+     */
+    static ConnectionSources open(RoutingConfig config, Function<String, Object> jndi) {
+        final List<HikariDataSource> owned = new ArrayList<>();
+        try {
+            final DataSource primary;
+            final String primaryDescription;
+            if (config.primaryDataSource != null) {
+                primary = resolve(config.primaryDataSource, "hibernate.connection.datasource", jndi);
+                primaryDescription = DataSourceSettings.describe(config.primaryDataSource);
+            } else {
+                final HikariDataSource pool = new HikariDataSource(OwnPools.primary(config));
+                owned.add(pool);
+                primary = pool;
+                primaryDescription = Masking.url(config.primaryUrl);
+            }
+            final List<Replica> replicas = new ArrayList<>();
+            for (Object source : config.replicaDataSources) {
+                replicas.add(new Replica(
+                        DataSourceSettings.describe(source),
+                        resolve(source, RoutingSettings.REPLICA_DATASOURCES, jndi),
+                        true));
+            }
+            for (int i = 0; i < config.replicaUrls.size(); i++) {
+                final HikariDataSource pool = new HikariDataSource(OwnPools.replica(config, i));
+                owned.add(pool);
+                replicas.add(new Replica(Masking.url(config.replicaUrls.get(i)), pool, false));
+            }
+            return new ConnectionSources(primary, primaryDescription, replicas, owned);
+        } catch (RuntimeException e) {
+            owned.forEach(HikariDataSource::close);
+            throw e;
+        }
+    }
+
+    private static DataSource resolve(Object source, String key, Function<String, Object> jndi) {
+        if (source instanceof DataSource dataSource) {
+            return dataSource;
+        }
+        final String name = (String) source;
+        final Object found;
+        try {
+            found = jndi.apply(name);
+        } catch (RuntimeException e) {
+            throw RoutingConfigurationException.withMessage(
+                    key,
+                    "Could not look up the data source '" + name + "' named in '" + key + "' in JNDI: " + e.getMessage()
+                            + ". Check the name, and that it is bound where the application runs");
+        }
+        if (!(found instanceof DataSource dataSource)) {
+            throw RoutingConfigurationException.withMessage(
+                    key,
+                    "The JNDI name '" + name + "' in '" + key + "' is bound to "
+                            + (found == null
+                                    ? "nothing"
+                                    : "a " + found.getClass().getName())
+                            + ", not a javax.sql.DataSource");
+        }
+        return dataSource;
+    }
+
+    /** Where primary connections come from. */
+    DataSource primary() {
+        return primary;
+    }
+
+    /** The primary in words: its masked URL, or its data source's JNDI name or class. */
+    String primaryDescription() {
+        return primaryDescription;
+    }
+
+    /** The replicas, in configuration order. */
+    List<Replica> replicas() {
+        return replicas;
+    }
+
+    /**
+     * Figures of the HikariCP pool behind {@code source}, whoever built it (the library, or a
+     * framework such as Spring Boot), or {@code null} when it is not HikariCP.
+     */
+    static HikariDataSource hikari(DataSource source) {
+        if (source instanceof HikariDataSource pool) {
+            return pool;
+        }
+        try {
+            return source.isWrapperFor(HikariDataSource.class) ? source.unwrap(HikariDataSource.class) : null;
+        } catch (SQLException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** {active, idle, maximum} connections of {@code source}'s HikariCP pool, or {@code null}. */
+    static int[] poolFigures(DataSource source) {
+        final HikariDataSource pool = hikari(source);
+        if (pool == null) {
+            return null;
+        }
+        final HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        return new int[] {
+            bean == null ? 0 : bean.getActiveConnections(),
+            bean == null ? 0 : bean.getIdleConnections(),
+            pool.getMaximumPoolSize()
+        };
+    }
+
+    /** Closes the pools the library built; replicas first, so an in-flight read cannot fall back to a closed primary. */
+    @Override
+    public void close() {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            final HikariDataSource pool = owned.get(i);
+            try {
+                pool.close();
+            } catch (RuntimeException e) {
+                LOG.warn("Closing pool {} failed", pool.getPoolName(), e);
+            }
+        }
+    }
+}

@@ -1,0 +1,995 @@
+package io.github.hibernaterouting.it.suite;
+
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.RedisServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The HTTP load and fault run (docs/verification.md, "Load and fault run"): the sample in two JVM
+ * processes (A and B) on a primary, two streaming standbys and Redis; {@code clients} client threads,
+ * each one actor (one user and API key), each sending its requests alternately to A and B for a
+ * bounded time; meanwhile standby1 is killed and restarted, replay is paused and resumed, and Redis is
+ * restarted. Every request and every acknowledged write is recorded; afterwards the history is checked
+ * against the primary: lost writes, read-your-writes violations, 5xx by cause (documented or not),
+ * latency and the share of reads served by replicas.
+ */
+final class LoadFaultRun {
+    /**
+     * @param reportDir where report.md and logs/ go (emptied first)
+     * @param clients client threads, one actor each
+     * @param duration how long the clients send requests
+     * @param primaryPool the primary pool of each process ({@code hibernate.routing.primary.maximum_pool_size})
+     * @param poolTimeout how long a request waits for a primary connection ({@code primary.connection_timeout})
+     * @param seed the random seed of the clients' choices
+     */
+    record Options(Path reportDir, int clients, Duration duration, int primaryPool, Duration poolTimeout, long seed) {}
+
+    /** A fault and when it was injected, in milliseconds since the clients started. */
+    record Fault(String what, long atMillis, long doneMillis) {}
+
+    /** One HTTP request and its outcome; {@code expected} is the status a correct run answers (0: any 2xx). */
+    record Op(
+            int client,
+            String kind,
+            String method,
+            String path,
+            String instance,
+            String requestId,
+            long startMillis,
+            long endMillis,
+            long nanos,
+            int status,
+            int expected,
+            String servedBy,
+            String error) {
+        boolean isRead() {
+            return method.equals("GET");
+        }
+
+        boolean isServerError() {
+            return status >= 500 || status < 0;
+        }
+    }
+
+    /** A read that did not show the actor's own acknowledged write. */
+    record Violation(Op op, long noteId, String expected, String got) {}
+
+    /** An acknowledged write the primary does not have at the end. */
+    record Lost(int client, long noteId, String expected, String found) {}
+
+    private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
+    private static final Pattern TITLE = Pattern.compile("\"title\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final Pattern POOL_MAXIMUM =
+            Pattern.compile("\"name\"\\s*:\\s*\"primary\"[^}]*?\"pool\"\\s*:\\s*\\{[^}]*\"maximum\"\\s*:\\s*(\\d+)");
+    private static final Duration PROCESS_START = Duration.ofSeconds(150);
+    /** The first user id of the extra actors; the seeded users are 1 (demo-alice), 2 (demo-bob), 3 (read-only). */
+    static final long FIRST_LOAD_USER = 101;
+
+    final Options options;
+    final Map<String, String> servers = new LinkedHashMap<>();
+    final List<Fault> faults = new ArrayList<>();
+    final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Violation> violations = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<String> unknownOutcomeTitles = new ConcurrentLinkedQueue<>();
+    final List<Lost> lost = new ArrayList<>();
+    final Map<String, Integer> primaryPoolMaximum = new LinkedHashMap<>();
+    int acknowledgedWrites;
+    int unacknowledgedWritesThatCommitted;
+    int notesChecked;
+    long runMillis;
+    String setupError;
+    private final Path logDir;
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private PostgresCluster cluster;
+    private RedisServer redis;
+    private SampleProcess a;
+    private SampleProcess b;
+    private final List<Client> clients = new ArrayList<>();
+
+    private LoadFaultRun(Options options) {
+        this.options = options;
+        this.logDir = options.reportDir().resolve("logs");
+    }
+
+    /** Runs everything and writes the report; a failed setup is in {@link #setupError}. */
+    static LoadFaultRun run(Options options) throws IOException {
+        final LoadFaultRun run = new LoadFaultRun(options);
+        deleteTree(options.reportDir());
+        Files.createDirectories(run.logDir);
+        try {
+            run.setUp();
+            run.load();
+            run.checkPrimary();
+        } catch (Throwable t) {
+            if (run.setupError == null) {
+                run.setupError = SuiteReport.stackTrace(t, 15);
+            }
+        } finally {
+            run.tearDown();
+            Files.writeString(options.reportDir().resolve("report.md"), run.markdown(), StandardCharsets.UTF_8);
+            Files.writeString(options.reportDir().resolve("ops.csv"), run.csv(), StandardCharsets.UTF_8);
+        }
+        return run;
+    }
+
+    // ---------------------------------------------------------------- setup
+
+    private void setUp() throws Exception {
+        cluster = PostgresCluster.builder()
+                .standbys(2)
+                .startTimeout(Duration.ofSeconds(120))
+                .start();
+        redis = RedisServer.start();
+        servers.put("primary", cluster.primary().jdbcUrl());
+        servers.put("replica1", cluster.standby(1).jdbcUrl());
+        servers.put("replica2", cluster.standby(2).jdbcUrl());
+        servers.put("redis", redis.uri());
+
+        final String classpath = Files.readString(
+                        Path.of(System.getProperty("replica.sampleClasspathFile", "target/sample-classpath.txt")))
+                .trim();
+        final Path webapp = Path.of(System.getProperty("replica.sampleWebapp", "../jakarta-ee-sample/src/main/webapp"))
+                .toAbsolutePath()
+                .normalize();
+        final Map<String, String> env = new LinkedHashMap<>();
+        env.put("SAMPLE_PRIMARY_URL", cluster.primary().jdbcUrl());
+        env.put(
+                "HIBERNATE_ROUTING_REPLICA_URLS",
+                cluster.standby(1).jdbcUrl() + "," + cluster.standby(2).jdbcUrl());
+        env.put("SAMPLE_DB_USER", cluster.user());
+        env.put("SAMPLE_DB_PASSWORD", cluster.password());
+        env.put("HIBERNATE_ROUTING_REDIS_URI", redis.uri());
+        final List<String> jvm = List.of(
+                "-Dhibernate.routing.primary.maximum_pool_size=" + options.primaryPool(),
+                // A fixed-size pool (HikariCP's advice): the run measures exhaustion, not how fast a pool grows.
+                "-Dhibernate.routing.primary.minimum_idle=" + options.primaryPool(),
+                "-Dhibernate.routing.primary.connection_timeout="
+                        + options.poolTimeout().toMillis() + "ms");
+        // Both at once, on the empty database: the schema step is safe against concurrent starts.
+        final ExecutorService starter = Executors.newFixedThreadPool(2);
+        try {
+            final var startA = starter.submit(() -> SampleProcess.start(
+                    "A", classpath, webapp, env, jvm, logDir.resolve("sample-process-A.log"), PROCESS_START));
+            final var startB = starter.submit(() -> SampleProcess.start(
+                    "B", classpath, webapp, env, jvm, logDir.resolve("sample-process-B.log"), PROCESS_START));
+            try {
+                a = startA.get();
+            } finally {
+                b = startB.get();
+            }
+        } finally {
+            starter.shutdownNow();
+        }
+        servers.put("process A", a.uri() + " (pid " + a.pid() + ")");
+        servers.put("process B", b.uri() + " (pid " + b.pid() + ")");
+
+        // The actors: demo-alice, demo-bob and more users like them.
+        try (Connection c = cluster.connect(cluster.primary());
+                PreparedStatement insert = c.prepareStatement("insert into users (id, api_key, name, can_write)"
+                        + " values (?, ?, ?, true) on conflict (id) do nothing")) {
+            for (int i = 0; i < options.clients(); i++) {
+                final Client client = new Client(i, options.seed() + i);
+                if (client.userId >= FIRST_LOAD_USER) {
+                    insert.setLong(1, client.userId);
+                    insert.setString(2, client.key);
+                    insert.setString(3, "Load actor " + i);
+                    insert.executeUpdate();
+                }
+                clients.add(client);
+            }
+        }
+        for (SampleProcess p : List.of(a, b)) {
+            final String status = get(p.uri().resolve("status"), null).body();
+            final Matcher m = POOL_MAXIMUM.matcher(status);
+            primaryPoolMaximum.put(p.name, m.find() ? Integer.parseInt(m.group(1)) : -1);
+        }
+        warmUp();
+    }
+
+    /** Until both processes serve an actor's read from a replica (the first marker window after meeting Redis). */
+    private void warmUp() throws Exception {
+        final Client bob = clients.get(1);
+        final HttpResponse<String> created =
+                send(a.uri(), "POST", "api/notes", bob.key, "{\"title\":\"warm-up\",\"body\":\"warm\"}", "warm-up");
+        if (created.statusCode() != 201) {
+            throw new IllegalStateException("warm-up POST answered " + created.statusCode() + ": " + created.body());
+        }
+        final long id = id(created.body());
+        cluster.awaitCaughtUp(Duration.ofSeconds(60));
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        boolean aOnReplica = false;
+        boolean bOnReplica = false;
+        while (!(aOnReplica && bOnReplica)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("reads did not reach a replica in both processes within 60 s");
+            }
+            aOnReplica |= onReplica(get(a.uri().resolve("api/notes/" + id), bob.key));
+            bOnReplica |= onReplica(get(b.uri().resolve("api/notes/" + id), bob.key));
+            Thread.sleep(250);
+        }
+    }
+
+    // ---------------------------------------------------------------- the run
+
+    private void load() throws Exception {
+        final long start = System.nanoTime();
+        final long deadline = start + options.duration().toNanos();
+        final ExecutorService pool = Executors.newFixedThreadPool(options.clients());
+        final List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (Client client : clients) {
+            running.add(CompletableFuture.runAsync(() -> client.run(start, deadline), pool));
+        }
+        try {
+            injectFaults(start);
+            CompletableFuture.allOf(running.toArray(CompletableFuture[]::new))
+                    .get(options.duration().toSeconds() + 120, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+            runMillis = millisSince(start);
+        }
+    }
+
+    /** The faults, at fixed times after the start: one at a time, so that each 5xx can be told apart. */
+    private void injectFaults(long start) throws Exception {
+        final Node standby1 = cluster.standby(1);
+        final Node standby2 = cluster.standby(2);
+        sleepUntil(start, 10_000);
+        fault(start, "standby1 killed (SIGKILL)", () -> cluster.kill(standby1));
+        sleepUntil(start, 18_000);
+        fault(start, "standby1 started (waits until it streams)", () -> cluster.start(standby1));
+        sleepUntil(start, 28_000);
+        fault(start, "replay paused on standby2", () -> cluster.pauseReplay(standby2));
+        sleepUntil(start, 36_000);
+        fault(start, "replay resumed on standby2", () -> cluster.resumeReplay(standby2));
+        sleepUntil(start, 40_000);
+        fault(start, "replay paused on both standbys", () -> {
+            cluster.pauseReplay(standby1);
+            cluster.pauseReplay(standby2);
+        });
+        sleepUntil(start, 45_000);
+        fault(start, "replay resumed on both standbys", cluster::resumeAll);
+        sleepUntil(start, 50_000);
+        fault(start, "Redis stopped", redis::stop);
+        sleepUntil(start, 53_000);
+        fault(start, "Redis restarted (empty; waits for PING)", redis::restart);
+    }
+
+    private void fault(long start, String what, Runnable action) {
+        final long at = millisSince(start);
+        action.run();
+        synchronized (faults) {
+            faults.add(new Fault(what, at, millisSince(start)));
+        }
+    }
+
+    private static void sleepUntil(long start, long millis) throws InterruptedException {
+        final long wait = millis - millisSince(start);
+        if (wait > 0) {
+            Thread.sleep(wait);
+        }
+    }
+
+    /** One actor: its own notes, its own random choices, requests alternately to A and B. */
+    private final class Client {
+        final int index;
+        final long userId;
+        final String key;
+        final Random random;
+        final Map<Long, NoteState> notes = new LinkedHashMap<>();
+        int sent;
+
+        Client(int index, long seed) {
+            this.index = index;
+            this.userId = index == 0 ? 1 : index == 1 ? 2 : FIRST_LOAD_USER + index;
+            this.key = index == 0 ? "demo-alice" : index == 1 ? "demo-bob" : "load-actor-" + index;
+            this.random = new Random(seed);
+            this.sent = random.nextInt(2);
+        }
+
+        void run(long start, long deadline) {
+            while (System.nanoTime() < deadline) {
+                try {
+                    step(start);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+
+        /** The next instance: A, B, A, … so that a write through one is read back through the other. */
+        SampleProcess next() {
+            return sent++ % 2 == 0 ? a : b;
+        }
+
+        private void step(long start) throws InterruptedException {
+            final double r = random.nextDouble();
+            final List<NoteState> live = notes.values().stream()
+                    .filter(n -> !n.deleted && !n.uncertain)
+                    .toList();
+            if (live.isEmpty() || r < 0.25) {
+                create(start);
+            } else if (r < 0.35) {
+                patch(start, live.get(random.nextInt(live.size())));
+            } else if (r < 0.40 && live.size() > 3) {
+                delete(start, live.get(0));
+            } else if (r < 0.65) {
+                readOwn(start, "read own note", "api/notes/", pickForRead(), next());
+            } else if (r < 0.75) {
+                readOwn(start, "read own note (native SQL)", "api/raw/notes/", pickForRead(), next());
+            } else if (r < 0.95) {
+                request(start, "list (STALE_READ)", next(), "GET", "api/notes?limit=20", null);
+            } else {
+                request(start, "account (PRIMARY)", next(), "GET", "api/me", null);
+            }
+        }
+
+        private NoteState pickForRead() {
+            final List<NoteState> candidates =
+                    notes.values().stream().filter(n -> !n.uncertain).toList();
+            return candidates.get(random.nextInt(candidates.size()));
+        }
+
+        private void create(long start) throws InterruptedException {
+            final String title = "c" + index + "-" + notes.size() + "-" + Long.toHexString(random.nextLong());
+            final String json =
+                    "{\"title\":\"" + title + "\",\"body\":\"load run words " + random.nextInt(1000) + "\"}";
+            final Response response = request(start, "create", next(), "POST", "api/notes", json);
+            if (response.status == 201) {
+                final NoteState note = new NoteState(id(response.body), title);
+                notes.put(note.id, note);
+                readOwn(start, "read back after create", "api/notes/", note, next());
+            } else if (response.status >= 500 || response.status < 0) {
+                unknownOutcomeTitles.add(title);
+            }
+        }
+
+        private void patch(long start, NoteState note) throws InterruptedException {
+            final String title = "p" + index + "-" + note.id + "-" + Long.toHexString(random.nextLong());
+            final Response response =
+                    request(start, "update", next(), "PATCH", "api/notes/" + note.id, "{\"title\":\"" + title + "\"}");
+            if (response.status == 200) {
+                note.title = title;
+                readOwn(start, "read back after update", "api/notes/", note, next());
+            } else if (response.status >= 500 || response.status < 0) {
+                // Maybe committed, maybe not: no later check can tell which title is right.
+                note.uncertain = true;
+            }
+        }
+
+        private void delete(long start, NoteState note) throws InterruptedException {
+            final Response response = request(start, "delete", next(), "DELETE", "api/notes/" + note.id, null);
+            if (response.status == 204) {
+                note.deleted = true;
+                readOwn(start, "read back after delete", "api/notes/", note, next());
+            } else if (response.status >= 500 || response.status < 0) {
+                note.uncertain = true;
+            }
+        }
+
+        /** A read of one of the actor's own notes: it must show the actor's last acknowledged write of it. */
+        private void readOwn(long start, String kind, String prefix, NoteState note, SampleProcess instance)
+                throws InterruptedException {
+            final String expected = note.deleted ? "404" : note.title;
+            final Response response =
+                    request(start, kind, instance, "GET", prefix + note.id, null, note.deleted ? 404 : 200);
+            if (response.status >= 500 || response.status < 0) {
+                return; // counted as a 5xx, not as a read
+            }
+            final String got;
+            if (response.status == 200) {
+                final Matcher m = TITLE.matcher(response.body);
+                got = m.find() ? m.group(1) : "(no title) " + response.body;
+            } else {
+                got = Integer.toString(response.status);
+            }
+            if (!expected.equals(got)) {
+                violations.add(new Violation(response.op, note.id, expected, got));
+            }
+        }
+
+        private Response request(
+                long start, String kind, SampleProcess instance, String method, String path, String json)
+                throws InterruptedException {
+            return request(start, kind, instance, method, path, json, 0);
+        }
+
+        private Response request(
+                long start, String kind, SampleProcess instance, String method, String path, String json, int expected)
+                throws InterruptedException {
+            final String requestId = "lt-" + index + "-" + sent;
+            final long begin = System.nanoTime();
+            int status;
+            String body = "";
+            String servedBy = null;
+            String error = null;
+            try {
+                final HttpResponse<String> response = send(instance.uri(), method, path, key, json, requestId);
+                status = response.statusCode();
+                body = response.body();
+                servedBy = response.headers().firstValue("X-Served-By").orElse(null);
+                if (status >= 400) {
+                    final Matcher m = ERROR.matcher(body);
+                    error = m.find() ? m.group(1) : body.length() > 200 ? body.substring(0, 200) : body;
+                }
+            } catch (IOException e) {
+                status = -1;
+                error = "client: " + e;
+            }
+            final long end = System.nanoTime();
+            final Op op = new Op(
+                    index,
+                    kind,
+                    method,
+                    path,
+                    instance.name,
+                    requestId,
+                    TimeUnit.NANOSECONDS.toMillis(begin - start),
+                    TimeUnit.NANOSECONDS.toMillis(end - start),
+                    end - begin,
+                    status,
+                    expected,
+                    servedBy,
+                    error);
+            ops.add(op);
+            return new Response(op, status, body);
+        }
+    }
+
+    /** What the actor knows of one of its notes. */
+    private static final class NoteState {
+        final long id;
+        String title;
+        boolean deleted;
+        /** A change of it failed with an unknown outcome: no longer read, changed or counted. */
+        boolean uncertain;
+
+        NoteState(long id, String title) {
+            this.id = id;
+            this.title = title;
+        }
+    }
+
+    private record Response(Op op, int status, String body) {}
+
+    // ---------------------------------------------------------------- after the run
+
+    /** Every acknowledged write is on the primary: created and updated notes with their title, deleted ones gone. */
+    private void checkPrimary() throws SQLException {
+        cluster.resumeAll();
+        final Map<Long, String> titles = new HashMap<>();
+        final List<String> allTitles = new ArrayList<>();
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select id, title from notes")) {
+            while (rs.next()) {
+                titles.put(rs.getLong(1), rs.getString(2));
+                allTitles.add(rs.getString(2));
+            }
+        }
+        for (Client client : clients) {
+            for (NoteState note : client.notes.values()) {
+                acknowledgedWrites++;
+                if (note.uncertain) {
+                    continue;
+                }
+                notesChecked++;
+                final String found = titles.get(note.id);
+                if (note.deleted ? found != null : !note.title.equals(found)) {
+                    lost.add(new Lost(client.index, note.id, note.deleted ? "(deleted)" : note.title, found));
+                }
+            }
+        }
+        for (String title : unknownOutcomeTitles) {
+            if (allTitles.contains(title)) {
+                unacknowledgedWritesThatCommitted++;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- classification
+
+    /** The cause of a 5xx (or of a request that got no answer), from the API's JSON error. */
+    static String cause(Op op) {
+        final String error = op.error() == null ? "" : op.error();
+        if (op.status() < 0) {
+            return "no answer (" + error.replaceAll("^client: ([\\w.]+).*", "$1") + ")";
+        }
+        if (error.contains("consistency marker")) {
+            return "503 Redis marker not stored";
+        }
+        if (error.contains("went away") || error.contains("could not be reached")) {
+            return "503 database server unreachable or gone";
+        }
+        if (error.contains("No database connection became free")) {
+            return "503 pool timeout";
+        }
+        if (error.contains("collided")) {
+            return "503 conflict or timeout, rolled back";
+        }
+        return op.status() + " " + (error.length() > 60 ? error.substring(0, 60) + "…" : error);
+    }
+
+    /**
+     * Whether a 5xx is one of the documented cases: a read whose own replica died mid-request (it ran
+     * while standby1 was killed, or was handed one of its dead pooled connections within 2 s after), or
+     * a mutation refused with 503 because the Redis marker could not be stored while Redis restarted
+     * (a request still running when Redis stopped, up to one that started 15 s after the restart, the
+     * client's reconnection time).
+     */
+    String documented(Op op) {
+        final String cause = cause(op);
+        final Fault kill = fault("standby1 killed");
+        if (kill != null
+                && op.isRead()
+                && cause.startsWith("503 database server unreachable")
+                && op.startMillis() <= kill.atMillis() + 2_000
+                && op.endMillis() >= kill.atMillis()) {
+            return "replica died mid-request";
+        }
+        final Fault stopped = fault("Redis stopped");
+        final Fault restarted = fault("Redis restarted");
+        if (stopped != null
+                && restarted != null
+                && !op.isRead()
+                && cause.startsWith("503 Redis marker")
+                && op.endMillis() >= stopped.atMillis()
+                && op.startMillis() <= restarted.doneMillis() + 15_000) {
+            return "Redis restarting (mutation refused before it ran)";
+        }
+        return null;
+    }
+
+    private Fault fault(String prefix) {
+        synchronized (faults) {
+            return faults.stream()
+                    .filter(f -> f.what().startsWith(prefix))
+                    .findFirst()
+                    .orElse(null);
+        }
+    }
+
+    List<Op> serverErrors() {
+        return ops.stream().filter(Op::isServerError).toList();
+    }
+
+    List<Op> undocumented() {
+        return serverErrors().stream().filter(op -> documented(op) == null).toList();
+    }
+
+    /** 4xx answers a correct run never gets (a read of a deleted note answering 404 is expected); violations aside. */
+    List<Op> unexpectedClientErrors() {
+        return ops.stream()
+                .filter(op -> op.status() >= 400 && op.status() < 500 && op.status() != op.expected())
+                .filter(op -> violations.stream().noneMatch(v -> v.op() == op))
+                .toList();
+    }
+
+    long maxMillis() {
+        return ops.stream().mapToLong(Op::nanos).max().orElse(0) / 1_000_000;
+    }
+
+    // ---------------------------------------------------------------- report
+
+    String markdown() {
+        final StringBuilder md = new StringBuilder("# Load and fault run\n\n");
+        if (setupError != null) {
+            md.append("## Setup or run error\n\n```\n").append(setupError).append("\n```\n\n");
+        }
+        md.append(table()).append('\n');
+        md.append("## Faults (ms after the start)\n\n| at | done | fault |\n|---:|---:|---|\n");
+        synchronized (faults) {
+            faults.forEach(f -> md.append("| ")
+                    .append(f.atMillis())
+                    .append(" | ")
+                    .append(f.doneMillis())
+                    .append(" | ")
+                    .append(f.what())
+                    .append(" |\n"));
+        }
+        md.append("\n## Phases (by the start of each request)\n\n")
+                .append("| phase | from–to s | requests | p50 ms | p99 ms | max ms | 5xx | reads on replicas |\n")
+                .append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        phases().forEach((name, range) -> {
+            final List<Op> in = ops.stream()
+                    .filter(op -> op.startMillis() >= range[0] && op.startMillis() < range[1])
+                    .toList();
+            md.append("| ")
+                    .append(name)
+                    .append(" | ")
+                    .append(range[0] / 1000)
+                    .append("–")
+                    .append(Math.min(range[1], runMillis) / 1000)
+                    .append(" | ")
+                    .append(in.size())
+                    .append(" | ")
+                    .append(percentile(in, 50))
+                    .append(" | ")
+                    .append(percentile(in, 99))
+                    .append(" | ")
+                    .append(percentile(in, 100))
+                    .append(" | ")
+                    .append(in.stream().filter(Op::isServerError).count())
+                    .append(" | ")
+                    .append(offload(in))
+                    .append(" |\n");
+        });
+        final Fault restarted = fault("Redis restarted");
+        if (restarted != null) {
+            md.append("\nThe last mutation refused for the Redis marker ended ")
+                    .append(ops.stream()
+                                    .filter(op -> cause(op).startsWith("503 Redis marker"))
+                                    .mapToLong(Op::endMillis)
+                                    .max()
+                                    .orElse(restarted.doneMillis())
+                            - restarted.doneMillis())
+                    .append(" ms after Redis answered PING again.\n");
+        }
+        md.append("\n## Requests by kind\n\n")
+                .append(
+                        "| kind | requests | p50 ms | p99 ms | max ms | 5xx | served by replica1 / replica2 / primary |\n")
+                .append("|---|---:|---:|---:|---:|---:|---|\n");
+        final Map<String, List<Op>> byKind =
+                ops.stream().collect(Collectors.groupingBy(Op::kind, TreeMap::new, Collectors.toList()));
+        byKind.forEach((kind, list) -> md.append("| ")
+                .append(kind)
+                .append(" | ")
+                .append(list.size())
+                .append(" | ")
+                .append(percentile(list, 50))
+                .append(" | ")
+                .append(percentile(list, 99))
+                .append(" | ")
+                .append(percentile(list, 100))
+                .append(" | ")
+                .append(list.stream().filter(Op::isServerError).count())
+                .append(" | ")
+                .append(served(list, "replica1"))
+                .append(" / ")
+                .append(served(list, "replica2"))
+                .append(" / ")
+                .append(served(list, "primary"))
+                .append(" |\n"));
+        md.append("\n## 5xx by cause\n\n| cause | documented as | count |\n|---|---|---:|\n");
+        final Map<String, Long> causes = serverErrors().stream()
+                .collect(Collectors.groupingBy(
+                        op -> cause(op) + " | " + (documented(op) == null ? "**not documented**" : documented(op)),
+                        TreeMap::new,
+                        Collectors.counting()));
+        causes.forEach((cause, count) ->
+                md.append("| ").append(cause).append(" | ").append(count).append(" |\n"));
+        appendOps(md, "Undocumented 5xx (first 25, with the sample's log lines of the request)", undocumented(), 25);
+        appendOps(md, "Unexpected 4xx (first 25)", unexpectedClientErrors(), 25);
+        md.append("\n## Read-your-writes violations (first 25)\n\n");
+        violations.stream()
+                .limit(25)
+                .forEach(v -> md.append("- ")
+                        .append(describe(v.op()))
+                        .append(": note ")
+                        .append(v.noteId())
+                        .append(" expected `")
+                        .append(v.expected())
+                        .append("`, got `")
+                        .append(v.got())
+                        .append("`\n"));
+        md.append("\n## Lost writes (first 25)\n\n");
+        lost.stream()
+                .limit(25)
+                .forEach(l -> md.append("- client ")
+                        .append(l.client())
+                        .append(", note ")
+                        .append(l.noteId())
+                        .append(": expected `")
+                        .append(l.expected())
+                        .append("`, the primary has `")
+                        .append(l.found())
+                        .append("`\n"));
+        md.append("\n## Setup\n\n");
+        servers.forEach(
+                (k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append("- primary pool maximum reported by /status: ")
+                .append(primaryPoolMaximum)
+                .append('\n');
+        return md.toString();
+    }
+
+    /** Phases between faults, by name: [from, to) in milliseconds since the start. */
+    private Map<String, long[]> phases() {
+        final Map<String, long[]> phases = new LinkedHashMap<>();
+        final List<Fault> sorted;
+        synchronized (faults) {
+            sorted = faults.stream()
+                    .sorted(Comparator.comparingLong(Fault::atMillis))
+                    .toList();
+        }
+        long from = 0;
+        String name = "before the faults";
+        for (Fault f : sorted) {
+            phases.put(name, new long[] {from, f.atMillis()});
+            from = f.atMillis();
+            name = "after: " + f.what();
+        }
+        phases.put(name, new long[] {from, Long.MAX_VALUE});
+        return phases;
+    }
+
+    /** Reads answered 200 by a replica, of those with {@code X-Served-By} (the account read is on the primary by design). */
+    private static String offload(List<Op> ops) {
+        final List<Op> reads = ops.stream()
+                .filter(op -> op.isRead() && op.status() == 200 && op.servedBy() != null)
+                .filter(op -> !op.kind().startsWith("account"))
+                .toList();
+        final long onReplicas =
+                reads.stream().filter(op -> op.servedBy().startsWith("replica")).count();
+        return reads.isEmpty()
+                ? "-"
+                : String.format(
+                        Locale.ROOT, "%d of %d (%.1f %%)", onReplicas, reads.size(), 100.0 * onReplicas / reads.size());
+    }
+
+    /** Every request, one line each, for a closer look. */
+    String csv() {
+        final StringBuilder csv = new StringBuilder(
+                "client,kind,method,path,instance,requestId,startMs,endMs,micros,status,expected,servedBy,error\n");
+        ops.stream()
+                .sorted(Comparator.comparingLong(Op::startMillis))
+                .forEach(op -> csv.append(op.client())
+                        .append(',')
+                        .append(op.kind())
+                        .append(',')
+                        .append(op.method())
+                        .append(',')
+                        .append(op.path().replace(',', ';'))
+                        .append(',')
+                        .append(op.instance())
+                        .append(',')
+                        .append(op.requestId())
+                        .append(',')
+                        .append(op.startMillis())
+                        .append(',')
+                        .append(op.endMillis())
+                        .append(',')
+                        .append(op.nanos() / 1000)
+                        .append(',')
+                        .append(op.status())
+                        .append(',')
+                        .append(op.expected())
+                        .append(',')
+                        .append(op.servedBy() == null ? "" : op.servedBy())
+                        .append(',')
+                        .append(op.error() == null ? "" : '"' + op.error().replace("\"", "'") + '"')
+                        .append('\n'));
+        return csv.toString();
+    }
+
+    /** The summary table of docs/verification.md. */
+    String table() {
+        final List<Op> all = new ArrayList<>(ops);
+        final List<Op> fiveXx = serverErrors();
+        final long documented =
+                fiveXx.stream().filter(op -> documented(op) != null).count();
+        final String byCause = fiveXx.stream()
+                .collect(Collectors.groupingBy(LoadFaultRun::cause, TreeMap::new, Collectors.counting()))
+                .entrySet()
+                .stream()
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .collect(Collectors.joining("; "));
+        final StringBuilder t = new StringBuilder();
+        t.append("| figure | value |\n|---|---:|\n");
+        row(t, "clients (actors), instances", options.clients() + " (" + options.clients() + " actors), 2 (A, B)");
+        row(
+                t,
+                "primary pool per instance, pool timeout",
+                options.primaryPool() + " (/status: " + primaryPoolMaximum.values() + "), "
+                        + options.poolTimeout().toMillis() + " ms");
+        row(t, "duration", runMillis / 1000 + " s");
+        row(
+                t,
+                "requests (writes: create / update / delete)",
+                all.size() + " (" + count(all, "create") + " / " + count(all, "update") + " / " + count(all, "delete")
+                        + ")");
+        row(
+                t,
+                "throughput",
+                runMillis == 0 ? "-" : String.format(Locale.ROOT, "%.0f req/s", all.size() * 1000.0 / runMillis));
+        row(
+                t,
+                "latency p50 / p99 / max",
+                percentile(all, 50) + " / " + percentile(all, 99) + " / " + percentile(all, 100) + " ms");
+        row(
+                t,
+                "requests slower than the pool timeout",
+                Long.toString(all.stream()
+                        .filter(op -> op.nanos() > options.poolTimeout().toNanos())
+                        .count()));
+        row(t, "5xx (and no answer)", fiveXx.size() + (byCause.isEmpty() ? "" : " (" + byCause + ")"));
+        row(t, "5xx outside the documented cases", Long.toString(fiveXx.size() - documented));
+        row(t, "unexpected 4xx", Integer.toString(unexpectedClientErrors().size()));
+        row(
+                t,
+                "acknowledged writes, notes checked on the primary",
+                acknowledgedWrites + " notes written, " + notesChecked + " checked");
+        row(t, "**lost writes**", "**" + lost.size() + "**");
+        row(t, "**read-your-writes violations**", "**" + violations.size() + "**");
+        row(t, "reads served by replicas (offload)", offload(all));
+        row(
+                t,
+                "writes that failed but committed (unknown outcome)",
+                Integer.toString(unacknowledgedWritesThatCommitted));
+        return t.toString();
+    }
+
+    private static void row(StringBuilder t, String name, String value) {
+        t.append("| ").append(name).append(" | ").append(value).append(" |\n");
+    }
+
+    private static long count(List<Op> ops, String kind) {
+        return ops.stream().filter(op -> op.kind().equals(kind)).count();
+    }
+
+    private static long served(List<Op> ops, String node) {
+        return ops.stream().filter(op -> node.equals(op.servedBy())).count();
+    }
+
+    static long percentile(List<Op> ops, int percent) {
+        if (ops.isEmpty()) {
+            return 0;
+        }
+        final long[] sorted = ops.stream().mapToLong(Op::nanos).sorted().toArray();
+        final int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1_000_000;
+    }
+
+    private void appendOps(StringBuilder md, String title, List<Op> list, int limit) {
+        md.append("\n## ").append(title).append("\n\n");
+        for (Op op : list.stream().limit(limit).toList()) {
+            md.append("- ").append(describe(op)).append('\n');
+            for (String line : logLines(op)) {
+                md.append("  - `").append(line.replace('`', '\'')).append("`\n");
+            }
+        }
+    }
+
+    private static String describe(Op op) {
+        return op.startMillis() + "–" + op.endMillis() + " ms, client " + op.client() + ", " + op.kind() + ": "
+                + op.method() + " /" + op.path() + " via " + op.instance() + " → " + op.status()
+                + (op.servedBy() == null ? "" : " (" + op.servedBy() + ")") + ", request id " + op.requestId()
+                + (op.error() == null ? "" : ": " + op.error());
+    }
+
+    /** The sample process's log lines of a request (its id is in every line it logs), at most 4. */
+    private List<String> logLines(Op op) {
+        final Path log = logDir.resolve("sample-process-" + op.instance() + ".log");
+        if (!Files.exists(log)) {
+            return List.of();
+        }
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.contains("[" + op.requestId() + "]"))
+                    .map(l -> l.length() > 400 ? l.substring(0, 400) + "…" : l)
+                    .limit(4)
+                    .toList();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return List.of("(log unreadable: " + e + ")");
+        }
+    }
+
+    // ---------------------------------------------------------------- teardown and helpers
+
+    private void tearDown() {
+        for (SampleProcess p : new SampleProcess[] {a, b}) {
+            if (p != null) {
+                p.close();
+            }
+        }
+        if (cluster != null) {
+            for (Node node : cluster.nodes()) {
+                copy(node.logFile(), "postgres-" + node.name() + ".log");
+            }
+        }
+        if (redis != null) {
+            copy(redis.logFile(), "redis.log");
+            redis.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private void copy(Path from, String name) {
+        try {
+            if (from != null && Files.exists(from)) {
+                Files.copy(from, logDir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            // The report says which logs exist.
+        }
+    }
+
+    private HttpResponse<String> send(URI base, String method, String path, String key, String json, String requestId)
+            throws IOException, InterruptedException {
+        final HttpRequest.Builder request =
+                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+        request.header("Authorization", "Bearer " + key).header("X-Request-Id", requestId);
+        if (json != null) {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(json));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(URI uri, String key) throws IOException, InterruptedException {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
+        if (key != null) {
+            request.header("Authorization", "Bearer " + key);
+        }
+        return http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static boolean onReplica(HttpResponse<String> response) {
+        return response.statusCode() == 200
+                && response.headers().firstValue("X-Served-By").orElse("").startsWith("replica");
+    }
+
+    private static long id(String body) {
+        final Matcher m = ID.matcher(body);
+        if (!m.find()) {
+            throw new IllegalStateException("no id in " + body);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    private static long millisSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
