@@ -11,14 +11,11 @@ import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -164,7 +161,7 @@ public final class RoutingConfig {
         classifierCacheSize = integer(settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0);
         loadCatalog = bool(settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG);
         checkRecovery = bool(settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY);
-        meterRegistry = meterRegistry(settings.get(METER_REGISTRY));
+        meterRegistry = RuntimeObjects.meterRegistry(settings.get(METER_REGISTRY));
         persistenceUnit = orElse(string(settings, "hibernate.persistenceUnitName"), "default");
         actorStamps = enumValue(settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS);
         actorStampsTable = identifier(settings, ACTOR_STAMPS_TABLE, DEFAULT_ACTOR_STAMPS_TABLE, true);
@@ -301,65 +298,8 @@ public final class RoutingConfig {
                     Masking.url(uri),
                     "a Redis URI such as redis://127.0.0.1:6379 or redis-sentinel://host:26379/?sentinelMasterId=mymaster");
         }
-        requireLettuce(key);
+        RuntimeObjects.requireLettuce(key);
         return uri.trim();
-    }
-
-    /** The shared marker talks to Redis through Lettuce, an optional dependency of the library. */
-    private static void requireLettuce(String key) {
-        try {
-            Class.forName("io.lettuce.core.RedisClient", false, RoutingConfig.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw RoutingConfigurationException.withMessage(
-                    key,
-                    "'" + key + "' is set, but Lettuce, the Redis client of the shared marker, is not on the class "
-                            + "path: add the dependency io.lettuce:lettuce-core:" + builtWith("lettuce.version")
-                            + " (an optional dependency of hibernate-routing), or unset '" + key + "'");
-        }
-    }
-
-    /** A version the library was built with ({@code build.properties}, filled in by Maven). */
-    private static String builtWith(String name) {
-        try (InputStream in = RoutingConfig.class.getResourceAsStream("build.properties")) {
-            final Properties versions = new Properties();
-            if (in != null) {
-                versions.load(in);
-            }
-            return versions.getProperty(name, "(the version hibernate-routing names in its POM)");
-        } catch (IOException e) {
-            return "(the version hibernate-routing names in its POM)";
-        }
-    }
-
-    /** The registry, or null for Micrometer's global one; anything else fails, naming its type. */
-    private static MeterRegistry meterRegistry(Object value) {
-        if (value == null || value instanceof String text && text.isBlank()) {
-            return null;
-        }
-        if (value instanceof MeterRegistry registry) {
-            return registry;
-        }
-        throw RoutingConfigurationException.withMessage(
-                METER_REGISTRY,
-                "'" + METER_REGISTRY + "' holds a " + value.getClass().getName() + ", but must be an instance of "
-                        + MeterRegistry.class.getName()
-                        + (value instanceof String
-                                ? ": pass the registry object in the properties given to the bootstrap "
-                                        + "(Persistence.createEntityManagerFactory), which persistence.xml cannot hold"
-                                : isMeterRegistryOfAnotherLoader(value.getClass())
-                                        ? " of the library's class loader; this one comes from another class loader "
-                                                + "(two copies of micrometer-core)"
-                                        : "")
-                        + "; leave it unset for Micrometer's global registry");
-    }
-
-    private static boolean isMeterRegistryOfAnotherLoader(Class<?> type) {
-        for (Class<?> t = type; t != null; t = t.getSuperclass()) {
-            if (t.getName().equals(MeterRegistry.class.getName())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Whether the shared Redis marker is configured. */
