@@ -104,7 +104,7 @@ public final class RoutingConfig {
     final ConnectionSettings connection;
 
     /** Pool sizing for one kind of target. */
-    public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {}
+    public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout, PoolTuning tuning) {}
 
     private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
         SettingKeys.requireKnown(settings);
@@ -134,7 +134,8 @@ public final class RoutingConfig {
         // hibernate.hikari.* and hibernate.connection.pool_size / min_pool_size are the defaults of both kinds of pool.
         final Object maximumPoolSize = connection.maximumPoolSize;
         final Object minimumIdle = connection.minimumIdle;
-        primaryPool = new PoolConfig(
+        primaryPool = pool(
+                PoolTuning::primary,
                 integer(
                         settings,
                         PRIMARY_MAXIMUM_POOL_SIZE,
@@ -145,8 +146,10 @@ public final class RoutingConfig {
                         settings,
                         PRIMARY_CONNECTION_TIMEOUT,
                         orElse(connection.primaryConnectionTimeout, DEFAULT_PRIMARY_CONNECTION_TIMEOUT),
-                        Duration.ofMillis(250)));
-        replicaPool = new PoolConfig(
+                        Duration.ofMillis(250)),
+                settings);
+        replicaPool = pool(
+                PoolTuning::replica,
                 integer(
                         settings,
                         REPLICA_MAXIMUM_POOL_SIZE,
@@ -157,7 +160,8 @@ public final class RoutingConfig {
                         settings,
                         REPLICA_CONNECTION_TIMEOUT,
                         DEFAULT_REPLICA_CONNECTION_TIMEOUT,
-                        Duration.ofMillis(250)));
+                        Duration.ofMillis(250)),
+                settings);
         classifierCacheSize = integer(settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0);
         loadCatalog = bool(settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG);
         checkRecovery = bool(settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY);
@@ -320,6 +324,23 @@ public final class RoutingConfig {
                             : "a column name of letters, digits and underscores");
         }
         return value;
+    }
+
+    private interface PoolTuningReader {
+        PoolTuning read(Map<String, ?> settings, java.util.Properties hikari, Duration connectionTimeout);
+    }
+
+    private PoolConfig pool(
+            PoolTuningReader tuning,
+            int maximumPoolSize,
+            int minimumIdle,
+            Duration connectionTimeout,
+            Map<String, ?> settings) {
+        return new PoolConfig(
+                maximumPoolSize,
+                minimumIdle,
+                connectionTimeout,
+                tuning.read(settings, connection.hikari, connectionTimeout));
     }
 
     /** The key a pool size came from: the routing key if set, else the Hibernate or HikariCP one it defaulted to. */
