@@ -65,7 +65,9 @@ import org.slf4j.MDC;
  * attribute {@value #ENTITY_MANAGER_FACTORY}, or the one given to the constructor. Init-params:
  * {@code actor-resolver} (class name of an {@link ActorResolver}), {@code rules} (endpoint rules,
  * such as {@code GET /auth/**=PRIMARY, /reports/*=STALE_READ}), {@code require-actor}
- * ({@code true} answers {@code 401} to requests without an actor). Unknown init-params and bad values
+ * ({@code true} answers {@code 401} to requests without an actor), {@code mutation-buffer-limit} (bytes
+ * of a mutation's response held in memory until the stamp advanced; default 1 MiB, the rest waits in
+ * a temporary file). Unknown init-params and bad values
  * fail {@link #init}. Thread-safe once initialised.
  */
 public final class ReadYourWritesFilter implements Filter {
@@ -78,6 +80,8 @@ public final class ReadYourWritesFilter implements Filter {
     public static final String RULES_PARAM = FilterInitParams.RULES;
     /** Init-param: {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
     public static final String REQUIRE_ACTOR_PARAM = FilterInitParams.REQUIRE_ACTOR;
+    /** Init-param: bytes of a mutation's response held in memory, at most (default 1 MiB); the rest waits on disk. */
+    public static final String MUTATION_BUFFER_LIMIT_PARAM = FilterInitParams.MUTATION_BUFFER_LIMIT;
 
     /** Request header with a position reads must reflect; response header with a mutation's commit position. */
     public static final String CONSISTENCY_TOKEN_HEADER = RoutingHeaders.CONSISTENCY_TOKEN;
@@ -98,6 +102,7 @@ public final class ReadYourWritesFilter implements Filter {
     private volatile ActorResolver actorResolver;
     private volatile EndpointRules rules;
     private volatile Boolean requireActor;
+    private volatile int mutationBufferLimit = BufferedResponse.DEFAULT_MEMORY_LIMIT;
 
     /** For {@code web.xml} and the web fragment: the persistence unit comes from {@value #ENTITY_MANAGER_FACTORY}. */
     public ReadYourWritesFilter() {}
@@ -143,6 +148,7 @@ public final class ReadYourWritesFilter implements Filter {
         actorResolver = params.actorResolver(actorResolver);
         rules = params.rules(rules);
         requireActor = params.requireActor(requireActor);
+        mutationBufferLimit = params.mutationBufferLimit(mutationBufferLimit);
         entityManagerFactory = params.entityManagerFactory(entityManagerFactory, ENTITY_MANAGER_FACTORY);
         LOG.debug(
                 "Filter '{}' routes requests; actor resolver {}, {} endpoint rules",
@@ -304,13 +310,14 @@ public final class ReadYourWritesFilter implements Filter {
     }
 
     /** Runs a mutation's handler with its response held back until the stamp advanced, then adds the token. */
-    private static void mutate(
-            HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
+    private void mutate(HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
             throws IOException, ServletException {
-        final BufferedResponse buffered = new BufferedResponse(response);
+        final BufferedResponse buffered = new BufferedResponse(response, mutationBufferLimit);
         try {
             chain.doFilter(request, buffered);
         } catch (IOException | ServletException | RuntimeException e) {
+            // The body is never released; its temporary file (a body over the memory limit) goes now.
+            buffered.discard();
             // The library refuses a write whose marker it could not store (Redis went away after our own marker).
             if (causedBy(e, ConsistencyMarkerException.class) && !response.isCommitted()) {
                 response.reset();

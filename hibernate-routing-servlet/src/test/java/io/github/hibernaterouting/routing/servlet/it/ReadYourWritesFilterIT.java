@@ -243,6 +243,21 @@ class ReadYourWritesFilterIT {
                 .isPresent();
     }
 
+    @Test
+    void mutationResponseBeyondTheBufferLimit_stillReachesTheClientOnlyAfterTheStamp_wholeAndWithItsToken() {
+        final int padding = 512 * 1024; // 128 times the filter's 4kB memory limit
+        final HttpResponse<String> created =
+                postTo("/notes?flushEarly=true&padding=" + padding, "grace", "beyond the limit");
+        assertThat(created.body()).startsWith("creating\n" + "x".repeat(padding) + "\n");
+        final long id = createdId(created);
+        assertThat(created.headers().firstValue("X-Consistency-Token"))
+                .as("headers were still open after the handler wrote and flushed 512 kB before its commit")
+                .isPresent();
+        final HttpResponse<String> read = get("/notes/" + id, "grace");
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body()).isEqualTo("beyond the limit");
+    }
+
     // --- rejected requests ---
 
     @Test
