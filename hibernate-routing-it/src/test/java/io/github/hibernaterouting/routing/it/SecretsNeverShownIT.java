@@ -199,6 +199,18 @@ class SecretsNeverShownIT {
             }
             status = RoutingStatus.of(emf);
             assertThat(status.nodes()).hasSize(3);
+            // The library's pools record HikariCP's meters in the same registry, tagged with the pool's name only.
+            final List<String> pools = List.of("hibernate-routing-primary", "hibernate-routing-replica1");
+            for (int i = 0; i < pools.size(); i++) {
+                final double maximum = status.nodes().get(i).pool().maximum();
+                assertThat(meters.find("hikaricp.connections.max")
+                                .tag("pool", pools.get(i))
+                                .gauge())
+                        .as("hikaricp.connections.max of %s", pools.get(i))
+                        .isNotNull()
+                        .satisfies(gauge -> assertThat(gauge.value()).isEqualTo(maximum));
+            }
+            assertThat(meters.find("hikaricp.connections.acquire").timers()).isNotEmpty();
         }
         assertNoSecret("the routing status", List.of(status.toString()));
         assertNoSecret(
