@@ -66,6 +66,23 @@ class RoutingServiceContributorTest {
     }
 
     @Test
+    void knownKeys_areEveryConstantOfTheFourSettingsInterfaces_dataSourceAndPoolKeysIncluded() {
+        assertThat(SettingKeys.KNOWN)
+                .contains(
+                        RoutingSettings.REPLICA_DATASOURCES,
+                        RoutingSettings.ACTOR_STAMPS_MEMORY_TTL,
+                        RoutingSettings.PRIMARY_MAX_LIFETIME,
+                        RoutingSettings.REPLICA_VALIDATION_TIMEOUT,
+                        RoutingSettings.METER_REGISTRY)
+                .allMatch(key -> key.startsWith(RoutingSettings.PREFIX))
+                .doesNotContain(RoutingSettings.PREFIX);
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put("hibernate.routing.replica_datasource", "java:comp/env/jdbc/replica1");
+        assertThatThrownBy(() -> contribute(settings))
+                .hasMessageContaining("'" + RoutingSettings.REPLICA_DATASOURCES + "'");
+    }
+
+    @Test
     void jvmSystemProperty_withTheRoutingPrefix_isNotTheApplicationsSetting() {
         // Hibernate copies every system property into the settings; tools use the prefix for their own.
         System.setProperty("hibernate.routing.some_tool.option", "x");
