@@ -10,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.hibernate.cfg.AvailableSettings;
 
 /**
  * What the end-to-end tests observe beyond {@link RoutingTestSupport} (settings, persistence units,
@@ -28,10 +30,15 @@ final class ItSupport {
 
     /**
      * A persistence unit "src-it" on the cluster with the shared test settings
-     * ({@link RoutingTestSupport#settings}); {@code overrides} win, null values remove.
+     * ({@link RoutingTestSupport#settings}), without a second-level cache; {@code overrides} win, null
+     * values remove. The module's class path has a cache provider (for the checker matrix's cache
+     * cells), which Hibernate would otherwise pick up on its own.
      */
     static EntityManagerFactory emf(PostgresCluster cluster, Map<String, ?> overrides) {
-        return RoutingTestSupport.emf("src-it", cluster, overrides);
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, "false");
+        settings.putAll(overrides);
+        return RoutingTestSupport.emf("src-it", cluster, settings);
     }
 
     /** Waits until the persistence unit reports the named replica down. */

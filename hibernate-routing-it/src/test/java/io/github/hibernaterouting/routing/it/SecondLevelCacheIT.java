@@ -127,6 +127,30 @@ class SecondLevelCacheIT {
     }
 
     @Test
+    void cacheHit_thenAReadOnALaggingReplica_inOneUnitOfWork_neverGoesBackInTime() throws SQLException {
+        onPrimary(cluster, "insert into note (id, text) values (" + ID + ", 'v1')");
+        catchUp();
+        pauseBothStandbys();
+        updateNote(ID, "v2");
+        assertThat(readNoteOnThePrimary(ID))
+                .as("read on the primary, which fills the cache")
+                .isEqualTo("v2");
+        statistics().clear();
+
+        try (EntityManager em = cached.createEntityManager()) {
+            assertThat(em.find(Note.class, ID).text).isEqualTo("v2");
+            assertThat(statistics().getSecondLevelCacheHitCount())
+                    .as("the find was served by the cache")
+                    .isEqualTo(1);
+            assertThat(em.createQuery("select n.text from Note n where n.id = :id", String.class)
+                            .setParameter("id", ID)
+                            .getSingleResult())
+                    .as("a query of the same unit of work after the cache hit, while both standbys lack v2")
+                    .isEqualTo("v2");
+        }
+    }
+
+    @Test
     void writeInAPrimarySession_isReadByDefaultSessions_onceTheStandbysReplayedIt() throws SQLException {
         onPrimary(cluster, "insert into account (id, name, balance, version) values (" + ID + ", 'a', 100, 0)");
         catchUp();
@@ -257,7 +281,10 @@ class SecondLevelCacheIT {
         Routing.run(
                 Strategy.PRIMARY,
                 () -> inTransaction(em -> em.find(Author.class, ID).tags.add("c")));
-        cache().evictCollectionData(TAGS, ID); // as if the entry had expired
+        // As if the entries had expired. The owner too: a unit of work served its owner by the cache
+        // reads the collection no older than the cache (the primary, while both standbys lag).
+        cache().evictCollectionData(TAGS, ID);
+        cache().evictEntityData(Author.class, ID);
 
         assertThat(readTags(ID))
                 .as("a default session reads the lagging replica")
@@ -267,6 +294,7 @@ class SecondLevelCacheIT {
                 .as("a read in a PRIMARY scope")
                 .containsExactly("a", "b", "c");
         cache().evictCollectionData(TAGS, ID);
+        cache().evictEntityData(Author.class, ID);
         assertThat(readTags(ID)).containsExactly("a", "b");
         final Set<String> onPrimary = onThePrimary(em -> new TreeSet<>(em.find(Author.class, ID).tags));
         assertThat(onPrimary)

@@ -41,6 +41,27 @@ final class CacheFills {
     }
 
     /**
+     * A cache served {@code session} an entry. Entries come from the primary (or from writes), so the
+     * entry may be newer than what a replica has replayed: the session's later replica reads must be at
+     * least as far along as the primary is now, or its reads could go back in time
+     * ({@link SessionRouting#readFromCache()}). A session with no routed connection yet gets one, which
+     * borrows nothing until a statement runs, so that its routing state exists to be told.
+     */
+    static void served(SharedSessionContractImplementor session) {
+        if (session == null || session.isClosed()) {
+            return;
+        }
+        SessionRouting unit = SessionRouting.of(session);
+        if (unit == null) {
+            session.getJdbcCoordinator().getLogicalConnection().getPhysicalConnection();
+            unit = SessionRouting.of(session);
+        }
+        if (unit != null) {
+            unit.readFromCache();
+        }
+    }
+
+    /**
      * The natural-id cache key Hibernate builds for a session without a tenant identifier (it mixes
      * the session's identifier into the key otherwise): the same key for {@code "primary"} and
      * {@code "replica"} sessions, and for Hibernate's own tenant-less calls.

@@ -32,7 +32,20 @@ abstract class RoutedDataAccess<D extends CachedDomainDataAccess> implements Cac
 
     @Override
     public Object get(SharedSessionContractImplementor session, Object key) {
-        return delegate.get(session, key);
+        final Object cached = delegate.get(session, key);
+        if (cached != null && servesData()) {
+            CacheFills.served(session);
+        }
+        return cached;
+    }
+
+    /**
+     * Whether what {@link #get} finds is data the session reads (entities, collections), which makes
+     * the session's later replica reads as fresh as the cache ({@link CacheFills#served}). A natural-id
+     * resolution is not: Hibernate also looks one up while it loads an entity from a replica, to compare.
+     */
+    boolean servesData() {
+        return true;
     }
 
     @Override

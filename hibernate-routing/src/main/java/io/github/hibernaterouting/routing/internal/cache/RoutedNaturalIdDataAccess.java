@@ -12,6 +12,11 @@ import org.hibernate.persister.entity.EntityPersister;
  * filled by loads from the primary only.
  */
 final class RoutedNaturalIdDataAccess extends RoutedDataAccess<NaturalIdDataAccess> implements NaturalIdDataAccess {
+    @Override
+    boolean servesData() {
+        return false;
+    }
+
     RoutedNaturalIdDataAccess(NaturalIdDataAccess delegate, DomainDataRegion region) {
         super(delegate, region);
     }

@@ -29,7 +29,11 @@ class RoutedQueryResultsRegion implements QueryResultsRegion {
 
     @Override
     public Object getFromCache(Object key, SharedSessionContractImplementor session) {
-        return delegate.getFromCache(key, session);
+        final Object cached = delegate.getFromCache(key, session);
+        if (cached != null) {
+            CacheFills.served(session);
+        }
+        return cached;
     }
 
     @Override

@@ -257,7 +257,8 @@ final class LogicalTransaction {
             // Outside a transaction, or a rollback would undo it; the replica's transaction only read.
             p.replica.setAutoCommit(true);
             try (Statement statement = p.replica.createStatement()) {
-                statement.execute(JdbcRouting.READ_ONLY_SESSION);
+                // And the lexer's assumption back, which only a unit under strategy REPLICA can have changed here.
+                statement.execute(JdbcRouting.READ_ONLY_SESSION + "; SET standard_conforming_strings = on");
             }
         } catch (SQLException e) {
             LOG.debug(

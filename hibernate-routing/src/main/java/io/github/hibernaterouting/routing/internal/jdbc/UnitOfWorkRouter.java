@@ -97,6 +97,9 @@ final class UnitOfWorkRouter {
                 || classification.reason() == Reason.PRIMARY_ONLY_TRANSACTION) {
             isolationSetting(sql, inTransaction);
         }
+        if (classification.settingScope() != SettingScope.NONE) {
+            unit.sessionStateChanged(classification);
+        }
         final Strategy strategy = unit.strategy(classification.routingHint());
         final Connection held = held(unit, strategy, classification);
         if (held != null) {
@@ -124,7 +127,7 @@ final class UnitOfWorkRouter {
                 routing.writes().beforeWrite(unit, strategy, classification);
                 yield wrote(unit, RouteReason.WRITE);
             }
-            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION, VERIFY ->
+            case TRANSACTION, STRATEGY, FORCED, ESCALATED, ISOLATION, VERIFY, SESSION_STATE ->
                 physicals.usePrimary(unit, route.reason());
             // No position of their own, but a client's floor (a consistency token) holds under every strategy.
             case REPLICA_ONLY -> {

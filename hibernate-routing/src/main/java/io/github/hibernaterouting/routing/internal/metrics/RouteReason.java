@@ -31,6 +31,12 @@ public enum RouteReason {
      * hot standby refuses.
      */
     ISOLATION("isolation"),
+    /**
+     * A read on the primary because its unit of work changed session state the classifier cannot
+     * follow: {@code standard_conforming_strings} (or {@code RESET ALL}), after which every statement
+     * of the unit runs there, or {@code search_path}, after which reads that depend on it do.
+     */
+    SESSION_STATE("session-state"),
     /** Raw JDBC use whose SQL is not known up front ({@code createStatement}, {@code prepareCall}, savepoints, unwrap). */
     RAW_JDBC("raw-jdbc"),
     /** No replica could give a connection. */

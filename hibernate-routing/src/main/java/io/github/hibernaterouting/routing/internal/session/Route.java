@@ -22,6 +22,8 @@ public enum Route {
     VERIFY(true, RouteReason.VERIFY),
     /** A read under {@code PRIMARY} from a query hint. */
     FORCED(true, RouteReason.FORCED),
+    /** Session state the classifier cannot follow was changed (see {@link SessionRouting#replicasRuledOut}). */
+    SESSION_STATE(true, RouteReason.SESSION_STATE),
     /** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */
     ESCALATED(true, RouteReason.ESCALATED),
     /** A read under {@code REPLICA}: a replica or an error, never the primary. */

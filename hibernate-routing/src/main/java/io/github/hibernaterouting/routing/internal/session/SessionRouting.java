@@ -7,6 +7,7 @@ import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import io.github.hibernaterouting.routing.sql.Classification;
 import jakarta.persistence.EntityManager;
 import java.lang.ref.WeakReference;
 import java.util.Collections;
@@ -47,6 +48,10 @@ public final class SessionRouting {
     private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
+    /** The unit changed {@code standard_conforming_strings}: see {@link #sessionStateChanged}. */
+    private boolean lexerStateChanged;
+    /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
+    private boolean searchPathChanged;
 
     /**
      * @param unitDefault the persistence-unit default strategy
@@ -187,6 +192,14 @@ public final class SessionRouting {
         readFloorStale = true;
     }
 
+    /**
+     * A second-level, natural-id or query cache served this unit of work an entry: like a read on the
+     * primary, it may be newer than any replica (see {@link #fellBackToPrimary()}).
+     */
+    public void readFromCache() {
+        readFloorStale = true;
+    }
+
     /** Whether a read fell back to the primary since the floor was last taken. */
     public boolean readFloorStale() {
         return readFloorStale;
@@ -216,6 +229,29 @@ public final class SessionRouting {
         } finally {
             primaryReads--;
         }
+    }
+
+    /**
+     * A setting statement of this unit is about to run. After {@code SET}/{@code RESET
+     * standard_conforming_strings} or {@code RESET ALL}, the classifier's lexer (which assumes the
+     * setting is on) may misread the unit's SQL, so the unit keeps off replicas from this statement on,
+     * this one included, so that no replica connection takes the setting. After a change of
+     * {@code search_path}, reads whose effect depends on it ({@code current_schema()} creates the
+     * temporary schema when {@code pg_temp} comes first) run on the primary.
+     */
+    public void sessionStateChanged(Classification setting) {
+        final String parameter = setting.detail();
+        if (parameter == null || "all".equals(parameter) || "standard_conforming_strings".equals(parameter)) {
+            lexerStateChanged = true;
+        }
+        if (parameter == null || "all".equals(parameter) || "search_path".equals(parameter)) {
+            searchPathChanged = true;
+        }
+    }
+
+    /** Whether {@code statement} must not run on a replica because of {@link #sessionStateChanged}. */
+    boolean replicasRuledOut(Classification statement) {
+        return lexerStateChanged || searchPathChanged && statement.dependsOnSearchPath();
     }
 
     /** Whether the unit's reads must go to the primary right now (see {@link #onPrimary}). */

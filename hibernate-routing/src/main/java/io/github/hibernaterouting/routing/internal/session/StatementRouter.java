@@ -35,6 +35,10 @@ public final class StatementRouter {
             // The lost-update check compares what was read on a replica with the primary.
             return Route.VERIFY;
         }
+        if (strategy != Strategy.REPLICA && unit.replicasRuledOut(classification)) {
+            // The classifier's verdict assumed session state the unit of work has changed.
+            return Route.SESSION_STATE;
+        }
         if (inPrimaryTransaction) {
             // Its reads must see its own writes.
             return Route.TRANSACTION;
