@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.audit;
 
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -92,8 +93,13 @@ final class AuditOptions {
                             ? inlineValue
                             : value(args, ++i, a, "a JDBC URL such as jdbc:postgresql://host:5432/db");
                     if (!v.startsWith("jdbc:postgresql:")) {
-                        throw new UsageException("--catalog " + RoutingAudit.redact(v)
+                        throw new UsageException("--catalog " + Masking.url(v)
                                 + ": not a PostgreSQL JDBC URL; use e.g. jdbc:postgresql://localhost:5432/app");
+                    }
+                    if (Masking.hasUserInfo(v)) {
+                        throw new UsageException("--catalog " + Masking.url(v)
+                                + ": the PostgreSQL driver reads no user:password@ in a URL (it would take it for the"
+                                + " host); give them as --user and --password, or $PGUSER and $PGPASSWORD");
                     }
                     o.catalogUrl = v;
                 }

@@ -2,6 +2,7 @@ package io.github.hibernaterouting.audit;
 
 import io.github.hibernaterouting.routing.sql.Classification;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;
@@ -62,7 +63,7 @@ final class AuditReport {
                 total,
                 o.catalogUrl == null
                         ? "PostgreSQL built-ins only (add --catalog JDBC_URL for your own functions)"
-                        : "built-ins + " + RoutingAudit.redact(o.catalogUrl));
+                        : "built-ins + " + Masking.url(o.catalogUrl));
         out.printf(Locale.ROOT, "  could go to replicas: %d statements (%s)%n", replica, percent(replica, total));
         out.printf(
                 Locale.ROOT,

@@ -2,6 +2,7 @@ package io.github.hibernaterouting.audit;
 
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -73,8 +74,10 @@ public final class RoutingAudit {
             try {
                 catalog = loadCatalog(o);
             } catch (SQLException e) {
-                err.println("routing-audit: cannot load the function catalog from " + redact(o.catalogUrl) + ": "
-                        + e.getMessage() + " (check --catalog, --user and --password or $PGUSER/$PGPASSWORD)");
+                // The driver's messages may quote the URL, credentials and all.
+                err.println("routing-audit: cannot load the function catalog from " + Masking.url(o.catalogUrl)
+                        + ": " + Masking.text(e.getMessage())
+                        + " (check --catalog, --user and --password or $PGUSER/$PGPASSWORD)");
                 return FAILED;
             }
         }
@@ -100,10 +103,5 @@ public final class RoutingAudit {
         try (Connection c = DriverManager.getConnection(o.catalogUrl, props)) {
             return FunctionCatalog.load(c);
         }
-    }
-
-    /** The URL without any password parameter, for messages. */
-    static String redact(String url) {
-        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 }

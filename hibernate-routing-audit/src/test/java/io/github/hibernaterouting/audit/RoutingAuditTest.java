@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,14 +121,26 @@ class RoutingAuditTest {
     }
 
     @Test
-    void help_printsUsage() {
-        assertThat(run("--help")).isZero();
-        assertThat(out()).contains("--jsonl").contains("--pg-stat-statements").contains("--catalog");
+    void catalogUrlWithCredentials_neverShowsThem_inAnyMessage() throws IOException {
+        Path f = Files.writeString(dir.resolve("q.jsonl"), "{\"id\": 1, \"sql\": \"select 1\"}\n");
+        for (String url : List.of(
+                "jdbc:postgresql://app:u1nfo-pw@127.0.0.1:1/none?sslpassword=s3cr3t&apiKey=k3y&connectTimeout=1",
+                "jdbc:postgresql://127.0.0.1:notaport/none?sslpassword=s3cr3t&apiKey=k3y",
+                "jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1&authToken=t0k3n;client_secret=s3cr3t",
+                "mysql://app:u1nfo-pw@db/none?apiKey=k3y")) {
+            out.reset();
+            err.reset();
+            assertThat(run("--jsonl", f.toString(), "--catalog", url)).isNotZero();
+            assertThat(out() + err())
+                    .as("output for --catalog %s", url)
+                    .contains("--catalog")
+                    .doesNotContain("u1nfo-pw", "s3cr3t", "k3y", "t0k3n");
+        }
     }
 
     @Test
-    void redact_hidesPasswordParameters() {
-        assertThat(RoutingAudit.redact("jdbc:postgresql://h/db?user=a&password=s3cret&ssl=true"))
-                .isEqualTo("jdbc:postgresql://h/db?user=a&password=***&ssl=true");
+    void help_printsUsage() {
+        assertThat(run("--help")).isZero();
+        assertThat(out()).contains("--jsonl").contains("--pg-stat-statements").contains("--catalog");
     }
 }

@@ -67,7 +67,7 @@ public interface ConsistencySettings {
     /**
      * The Redis server for the shared mutation marker ({@code redis://host:port} or
      * {@code redis-sentinel://host:port/?sentinelMasterId=name}). Unset: no marker. Falls back to the
-     * environment variable {@code HIBERNATE_ROUTING_REDIS_URI}. A password in it is never logged.
+     * environment variable {@code HIBERNATE_ROUTING_REDIS_URI}. Needs {@code io.lettuce:lettuce-core}. Never logged.
      *
      * @settingDefault none (no marker)
      * @since 0.1

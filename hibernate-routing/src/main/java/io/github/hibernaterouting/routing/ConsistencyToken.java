@@ -9,20 +9,32 @@ import java.util.Objects;
  * <p>A caller receives one after a write (the web filter returns it in a response header, a
  * publisher stamps it on a message) and hands it back to ask for a read that sees that write. The
  * text form is opaque to clients ({@code rl1.} followed by 16 hexadecimal digits) and is checked when
- * parsed: a malformed token is rejected, never ignored. Tokens only ever ask for more freshness.
+ * parsed: a malformed token is rejected, never ignored, and so is a position with the top bit set,
+ * which no PostgreSQL WAL reaches (the library keeps such values for itself). Tokens only ever ask
+ * for more freshness; a token from outside may still be ahead of every position the primary has
+ * reached, which only the primary can tell: {@link ReadYourWrites#checkToken} asks it.
  *
  * <p>Immutable and thread-safe.
  */
 public final class ConsistencyToken implements Comparable<ConsistencyToken> {
     private static final String PREFIX = "rl1.";
+    private static final String TOP_BIT =
+            "its position has the top bit set, which no PostgreSQL WAL reaches, so no write returned it";
 
     private final long position;
 
     private ConsistencyToken(long position) {
+        if (position < 0) {
+            throw new InvalidConsistencyTokenException(String.format(Locale.ROOT, PREFIX + "%016x", position), TOP_BIT);
+        }
         this.position = position;
     }
 
-    /** The token for a WAL position given as an unsigned 64-bit number. */
+    /**
+     * The token for a WAL position given as an unsigned 64-bit number.
+     *
+     * @throws IllegalArgumentException if the top bit is set: no WAL reaches such a position
+     */
     public static ConsistencyToken ofPosition(long position) {
         return new ConsistencyToken(position);
     }
@@ -31,7 +43,7 @@ public final class ConsistencyToken implements Comparable<ConsistencyToken> {
      * The token for a {@code pg_lsn} value in PostgreSQL's text form ({@code 16/B374D848}), as read
      * from a stamp column with {@code getString}; {@code null} gives {@code null}.
      *
-     * @throws IllegalArgumentException if the text is not a WAL position
+     * @throws IllegalArgumentException if the text is not a WAL position, or one with the top bit set
      */
     public static ConsistencyToken ofLsn(String pgLsn) {
         return pgLsn == null
@@ -42,24 +54,23 @@ public final class ConsistencyToken implements Comparable<ConsistencyToken> {
     /**
      * Reads a token produced by {@link #toString()}.
      *
-     * @throws IllegalArgumentException naming what is wrong, if {@code text} is not a token
+     * @throws InvalidConsistencyTokenException naming what is wrong, if {@code text} is not a token
+     *     or its position has the top bit set
      */
     public static ConsistencyToken parse(String text) {
         Objects.requireNonNull(text, "text");
         final String token = text.trim();
+        final String expected = "expected 'rl1.' followed by 16 hexadecimal digits, as returned after a write";
         if (!token.startsWith(PREFIX) || token.length() != PREFIX.length() + 16) {
-            throw new IllegalArgumentException(
-                    "Not a consistency token: expected 'rl1.' followed by 16 hexadecimal digits, "
-                            + "as returned after a write, but got '" + abbreviate(token) + "'");
+            throw new InvalidConsistencyTokenException(abbreviate(token), expected);
         }
+        final long position;
         try {
-            return new ConsistencyToken(Long.parseUnsignedLong(token.substring(PREFIX.length()), 16));
+            position = Long.parseUnsignedLong(token.substring(PREFIX.length()), 16);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(
-                    "Not a consistency token: '" + abbreviate(token)
-                            + "' has characters that are not hexadecimal digits after 'rl1.'",
-                    e);
+            throw new InvalidConsistencyTokenException(abbreviate(token), expected);
         }
+        return new ConsistencyToken(position);
     }
 
     private static String abbreviate(String text) {

@@ -14,7 +14,7 @@ import org.hibernate.JDBCException;
  * each committed write's WAL position in the scope ({@link RoutingScope#lastCommit()}) and in the
  * actor's stamp, and sends the actor's later reads only to replicas that have replayed it. This
  * class covers what happens between scopes: stamping a message, reading an actor's stamp, storing
- * the shared marker before a mutation. Every method is a no-op or returns {@code null} when routing
+ * the shared marker before a mutation, checking a token received from outside. Every method is a no-op or returns {@code null} when routing
  * is off for the persistence unit. Thread-safe.
  */
 public final class ReadYourWrites {
@@ -37,6 +37,41 @@ public final class ReadYourWrites {
         } catch (SQLException e) {
             throw new JDBCException("Could not read the primary's WAL position", e);
         }
+    }
+
+    /**
+     * Checks a token received from outside (a request header, a message from a system you do not
+     * control) before reads use it as their minimum: a token ahead of the primary's current WAL
+     * position was returned by no write, and would make every read that needs it wait for the
+     * replicas, then use the primary. The servlet filter checks {@code X-Consistency-Token} with it;
+     * call it wherever else a client hands you a token.
+     *
+     * <p>The token is compared with the highest primary position this instance knows (the health
+     * check's last reading, and earlier answers of this check); only a token ahead of that, such as
+     * one from a write through another instance in the last second, costs one query on the primary.
+     * No replica is asked. Tokens produced by {@link ConsistencyToken#parse} never have the top bit
+     * set, so they never collide with the library's own values.
+     *
+     * @return {@code token} (also when routing is off); {@code null} for {@code null}
+     * @throws InvalidConsistencyTokenException if the token is ahead of the primary's current position
+     * @throws JDBCException if the token is ahead of every position known here and the primary cannot be asked
+     */
+    public static ConsistencyToken checkToken(EntityManagerFactory emf, ConsistencyToken token) {
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (token == null || runtime == null) {
+            return token;
+        }
+        final boolean reached;
+        try {
+            reached = runtime.primaryReached(token.position());
+        } catch (SQLException e) {
+            throw new JDBCException("Could not read the primary's WAL position to check a consistency token", e);
+        }
+        if (!reached) {
+            throw new InvalidConsistencyTokenException(
+                    token.toString(), "it is ahead of the primary's current WAL position, so no write returned it");
+        }
+        return token;
     }
 
     /**

@@ -71,7 +71,7 @@ public interface RoutingSettings extends ReplicaSettings, PoolSettings, Consiste
     boolean DEFAULT_CLASSIFIER_LOAD_CATALOG = true;
 
     /**
-     * The Micrometer {@code MeterRegistry} instance to record meters in.
+     * The Micrometer {@code MeterRegistry} instance to record meters in; any other value fails.
      *
      * @settingDefault {@code io.micrometer.core.instrument.Metrics.globalRegistry}
      * @since 0.1

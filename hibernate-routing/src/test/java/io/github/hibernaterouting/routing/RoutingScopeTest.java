@@ -138,9 +138,9 @@ class RoutingScopeTest {
     void strategyInterpret_acceptsNamesInAnyCase_andRejectsOthersClearly() {
         assertThat(Strategy.interpret("stale-read", "k")).isEqualTo(Strategy.STALE_READ);
         assertThat(Strategy.interpret(" ", "k")).isNull();
-        assertThatThrownBy(() -> Strategy.interpret("nope", "the.key"))
+        assertThatThrownBy(() -> Strategy.interpret("nope", "the.setting"))
                 .isInstanceOf(RoutingConfigurationException.class)
-                .hasMessageContaining("the.key")
+                .hasMessageContaining("the.setting")
                 .hasMessageContaining("nope");
     }
 }

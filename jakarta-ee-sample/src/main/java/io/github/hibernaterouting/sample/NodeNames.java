@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.sample;
 
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +46,7 @@ public final class NodeNames {
     private static void put(Map<Integer, String> byPort, Map<Integer, Integer> seen, String url, String name) {
         final Properties properties = Driver.parseURL(url, null);
         if (properties == null) {
-            throw new IllegalArgumentException(
-                    "Not a PostgreSQL JDBC URL: " + url.replaceAll("password=[^&]*", "password=****"));
+            throw new IllegalArgumentException("Not a PostgreSQL JDBC URL: " + Masking.url(url));
         }
         final int port =
                 Integer.parseInt(properties.getProperty("PGPORT", "5432").split(",")[0]);

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.sample;
 
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -40,7 +41,7 @@ final class Schema {
      * Runs the script on the primary, in one transaction under {@link #LOCK_KEY}; idempotent, and safe
      * when several instances run it at once.
      *
-     * @throws IllegalStateException naming the server (never the password) if it fails
+     * @throws IllegalStateException naming the server (never a credential of its URL) if it fails
      */
     static void apply(Servers servers) {
         final Properties credentials = new Properties();
@@ -67,8 +68,8 @@ final class Schema {
             }
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "Could not create the sample's schema on the primary " + servers.primaryUrl() + " as "
-                            + servers.user() + ": " + e.getMessage(),
+                    "Could not create the sample's schema on the primary " + Masking.url(servers.primaryUrl()) + " as "
+                            + servers.user() + ": " + Masking.text(e.getMessage()),
                     e);
         }
     }

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.sample;
 
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -83,16 +84,12 @@ public record Servers(
         return value == null || value.isBlank() ? null : value.trim();
     }
 
-    /** A JDBC URL may carry a password parameter too. */
-    private static String maskUrl(String url) {
-        return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1****");
-    }
-
+    /** URLs with their credentials masked by the library's masker, the one every module uses. */
     @Override
     public String toString() {
-        return "Servers[primary=" + maskUrl(primaryUrl) + ", replicas="
-                + replicaUrls.stream().map(Servers::maskUrl).toList()
+        return "Servers[primary=" + Masking.url(primaryUrl) + ", replicas="
+                + replicaUrls.stream().map(Masking::url).toList()
                 + ", user=" + user + ", password=****, redis="
-                + (redisUri == null ? "none" : redisUri.replaceAll("//[^@/]*@", "//****@")) + "]";
+                + (redisUri == null ? "none" : Masking.url(redisUri)) + "]";
     }
 }

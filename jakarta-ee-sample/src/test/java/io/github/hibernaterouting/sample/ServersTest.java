@@ -2,7 +2,9 @@ package io.github.hibernaterouting.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,28 @@ class ServersTest {
                 .doesNotContain("s3cret")
                 .doesNotContain("redispass")
                 .contains("db:5433");
+    }
+
+    @Test
+    void toString_showsNoCredentialOfAnyUrl() {
+        final Servers servers = Servers.fromEnvironment(Map.of(
+                "SAMPLE_PRIMARY_URL", "jdbc:postgresql://db:5432/app?sslpassword=s3cr3t&apiKey=k3y",
+                "HIBERNATE_ROUTING_REPLICA_URLS", "jdbc:postgresql://db:5433/app?authToken=t0k3n;client_secret=s3cr3t",
+                "SAMPLE_DB_USER", "app",
+                "HIBERNATE_ROUTING_REDIS_URI", "redis://cache-user:r3dis@cache:6379"));
+        assertThat(servers.toString())
+                .contains("db:5432", "db:5433", "cache:6379")
+                .doesNotContain("s3cr3t", "k3y", "t0k3n", "r3dis");
+    }
+
+    @Test
+    void notAPostgresqlUrl_failsWithoutItsCredentials() {
+        assertThatThrownBy(() -> NodeNames.fromUrls(
+                        "jdbc:postgresql://db:5432/app",
+                        List.of("jdbc:postgresql://app:u1nfo-pw@db:x/app?sslpassword=s3cr3t&apiKey=k3y")))
+                .hasMessageContaining("Not a PostgreSQL JDBC URL")
+                .message()
+                .doesNotContain("u1nfo-pw", "s3cr3t", "k3y");
     }
 
     @Test

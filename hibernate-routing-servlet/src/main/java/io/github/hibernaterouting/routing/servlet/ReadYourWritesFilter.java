@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.servlet;
 
 import io.github.hibernaterouting.routing.ConsistencyMarkerException;
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.InvalidConsistencyTokenException;
 import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.Strategy;
@@ -25,6 +26,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.hibernate.JDBCException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -42,7 +44,8 @@ import org.slf4j.MDC;
  * {@value #CONSISTENCY_TOKEN_HEADER}.</li>
  * <li>Safe methods run {@link Strategy#READ_AFTER_WRITE} with the actor's stamp and any
  * {@value #CONSISTENCY_TOKEN_HEADER} as the minimum position, unless an endpoint rule names another
- * strategy. {@value #FORCE_PRIMARY_HEADER}{@code : true}, {@code Consistency: strong}, server-sent
+ * strategy. A token ahead of the primary's current position is a {@code 400}, before any replica is
+ * asked ({@link ReadYourWrites#checkToken}). {@value #FORCE_PRIMARY_HEADER}{@code : true}, {@code Consistency: strong}, server-sent
  * events and WebSocket upgrades run on the primary. An invalid header value is a {@code 400} that
  * names the header and the fix.</li>
  * <li>What the client asks for is a freshness floor of the request's scope
@@ -62,7 +65,9 @@ import org.slf4j.MDC;
  * attribute {@value #ENTITY_MANAGER_FACTORY}, or the one given to the constructor. Init-params:
  * {@code actor-resolver} (class name of an {@link ActorResolver}), {@code rules} (endpoint rules,
  * such as {@code GET /auth/**=PRIMARY, /reports/*=STALE_READ}), {@code require-actor}
- * ({@code true} answers {@code 401} to requests without an actor). Unknown init-params and bad values
+ * ({@code true} answers {@code 401} to requests without an actor), {@code mutation-buffer-limit} (bytes
+ * of a mutation's response held in memory until the stamp advanced; default 1 MiB, the rest waits in
+ * a temporary file). Unknown init-params and bad values
  * fail {@link #init}. Thread-safe once initialised.
  */
 public final class ReadYourWritesFilter implements Filter {
@@ -75,6 +80,8 @@ public final class ReadYourWritesFilter implements Filter {
     public static final String RULES_PARAM = FilterInitParams.RULES;
     /** Init-param: {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
     public static final String REQUIRE_ACTOR_PARAM = FilterInitParams.REQUIRE_ACTOR;
+    /** Init-param: bytes of a mutation's response held in memory, at most (default 1 MiB); the rest waits on disk. */
+    public static final String MUTATION_BUFFER_LIMIT_PARAM = FilterInitParams.MUTATION_BUFFER_LIMIT;
 
     /** Request header with a position reads must reflect; response header with a mutation's commit position. */
     public static final String CONSISTENCY_TOKEN_HEADER = RoutingHeaders.CONSISTENCY_TOKEN;
@@ -95,6 +102,7 @@ public final class ReadYourWritesFilter implements Filter {
     private volatile ActorResolver actorResolver;
     private volatile EndpointRules rules;
     private volatile Boolean requireActor;
+    private volatile int mutationBufferLimit = BufferedResponse.DEFAULT_MEMORY_LIMIT;
 
     /** For {@code web.xml} and the web fragment: the persistence unit comes from {@value #ENTITY_MANAGER_FACTORY}. */
     public ReadYourWritesFilter() {}
@@ -140,6 +148,7 @@ public final class ReadYourWritesFilter implements Filter {
         actorResolver = params.actorResolver(actorResolver);
         rules = params.rules(rules);
         requireActor = params.requireActor(requireActor);
+        mutationBufferLimit = params.mutationBufferLimit(mutationBufferLimit);
         entityManagerFactory = params.entityManagerFactory(entityManagerFactory, ENTITY_MANAGER_FACTORY);
         LOG.debug(
                 "Filter '{}' routes requests; actor resolver {}, {} endpoint rules",
@@ -206,6 +215,9 @@ public final class ReadYourWritesFilter implements Filter {
                     "Authentication required: this request has no authenticated user.");
             return;
         }
+        if (!primaryReached(response, requested)) {
+            return;
+        }
         final RequestRouting routing = decide(request, method, mutation, forcePrimary, strong);
         final RoutingScope outer = RoutingScope.current();
         final RoutingScope scope = RoutingScope.builder()
@@ -245,6 +257,30 @@ public final class ReadYourWritesFilter implements Filter {
         }
     }
 
+    /** Whether the primary has reached the client's token (or there is none); else answers 400, or 503 if unknown. */
+    private boolean primaryReached(HttpServletResponse response, ConsistencyToken requested) throws IOException {
+        try {
+            ReadYourWrites.checkToken(entityManagerFactory(), requested);
+            return true;
+        } catch (InvalidConsistencyTokenException e) {
+            LOG.debug("{} ahead of the primary: 400", CONSISTENCY_TOKEN_HEADER);
+            answer(
+                    response,
+                    HttpServletResponse.SC_BAD_REQUEST,
+                    RoutingHeaders.refusedToken(requested.toString(), e.reason())
+                            .getMessage());
+        } catch (JDBCException e) {
+            LOG.warn("Could not check a {} against the primary: {}", CONSISTENCY_TOKEN_HEADER, e.getMessage());
+            response.setHeader("Retry-After", "1");
+            answer(
+                    response,
+                    HttpServletResponse.SC_SERVICE_UNAVAILABLE,
+                    "Service unavailable: the " + CONSISTENCY_TOKEN_HEADER
+                            + " could not be checked against the primary. Retry in a second.");
+        }
+        return false;
+    }
+
     private RequestRouting decide(
             HttpServletRequest request, String method, boolean mutation, boolean forcePrimary, boolean strong) {
         if (mutation) {
@@ -274,13 +310,14 @@ public final class ReadYourWritesFilter implements Filter {
     }
 
     /** Runs a mutation's handler with its response held back until the stamp advanced, then adds the token. */
-    private static void mutate(
-            HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
+    private void mutate(HttpServletRequest request, HttpServletResponse response, FilterChain chain, RoutingScope scope)
             throws IOException, ServletException {
-        final BufferedResponse buffered = new BufferedResponse(response);
+        final BufferedResponse buffered = new BufferedResponse(response, mutationBufferLimit);
         try {
             chain.doFilter(request, buffered);
         } catch (IOException | ServletException | RuntimeException e) {
+            // The body is never released; its temporary file (a body over the memory limit) goes now.
+            buffered.discard();
             // The library refuses a write whose marker it could not store (Redis went away after our own marker).
             if (causedBy(e, ConsistencyMarkerException.class) && !response.isCommitted()) {
                 response.reset();

@@ -65,7 +65,19 @@ class ReadYourWritesFilterTest {
         assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of("rule", "/x=PRIMARY"), null)))
                 .isInstanceOf(ServletException.class)
                 .hasMessageContaining("'rule'")
-                .hasMessageContaining("actor-resolver, require-actor, rules");
+                .hasMessageContaining("actor-resolver, mutation-buffer-limit, require-actor, rules");
+    }
+
+    @Test
+    void mutationBufferLimitThatIsNotASize_failsInitNamingTheInitParamAndTheForm() {
+        for (String bad : java.util.List.of("lots", "-1", "1GBB", "4GB", "99999999999")) {
+            assertThatThrownBy(
+                            () -> new ReadYourWritesFilter().init(config(Map.of("mutation-buffer-limit", bad), null)))
+                    .as(bad)
+                    .isInstanceOf(ServletException.class)
+                    .hasMessageContaining("'mutation-buffer-limit'")
+                    .hasMessageContaining("512kB");
+        }
     }
 
     @Test

@@ -4,11 +4,16 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Holds back a mutation's response body, flushes, errors and redirects until {@link #release()},
@@ -21,9 +26,16 @@ import java.nio.charset.Charset;
  * {@link #reset()} throwing), so handlers see the same rules as without it. After
  * {@link #release()} everything passes straight through (an asynchronous handler keeps writing).
  * Not thread-safe, like the response it wraps.
+ *
+ * <p>At most {@code memoryLimit} bytes of the body are held in memory; beyond that the body goes on
+ * to a temporary file (deleted on {@link #release()} or {@link #discard()}), so a large response
+ * still reaches the client only after the stamp advanced, and never holds unbounded memory.
  */
 public final class BufferedResponse extends HttpServletResponseWrapper {
-    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    /** The default of {@code memoryLimit}: 1 MiB. */
+    public static final int DEFAULT_MEMORY_LIMIT = 1 << 20;
+
+    private final Spool buffer;
     private BufferStream stream;
     private PrintWriter writer;
     private boolean committed;
@@ -32,7 +44,13 @@ public final class BufferedResponse extends HttpServletResponseWrapper {
     private Action deferred;
 
     public BufferedResponse(HttpServletResponse response) {
+        this(response, DEFAULT_MEMORY_LIMIT);
+    }
+
+    /** @param memoryLimit bytes of the body held in memory at most; the rest waits in a temporary file */
+    public BufferedResponse(HttpServletResponse response, int memoryLimit) {
         super(response);
+        this.buffer = new Spool(memoryLimit);
     }
 
     @FunctionalInterface
@@ -160,6 +178,23 @@ public final class BufferedResponse extends HttpServletResponseWrapper {
         buffer.reset();
     }
 
+    /** Bytes of the body held in memory now (never more than the memory limit). */
+    public int bytesInMemory() {
+        return buffer.memory.size();
+    }
+
+    /** Whether part of the body waits in a temporary file now. */
+    public boolean spilled() {
+        return buffer.file != null;
+    }
+
+    /** Drops a body that will never be released (the handler failed), and its temporary file. */
+    public void discard() {
+        if (!released) {
+            buffer.deleteFile();
+        }
+    }
+
     /** Moves characters the writer still encodes into the buffer, without counting as the handler's flush. */
     private void drainWriter() {
         if (writer != null) {
@@ -191,12 +226,84 @@ public final class BufferedResponse extends HttpServletResponseWrapper {
             deferred.run();
             return;
         }
-        if (buffer.size() > 0) {
-            wrapped().getOutputStream().write(buffer.toByteArray());
+        try {
+            if (buffer.size() > 0) {
+                buffer.writeTo(wrapped().getOutputStream());
+            }
+        } finally {
             buffer.reset();
         }
         if (committed) {
             wrapped().flushBuffer();
+        }
+    }
+
+    /** The held-back body: in memory up to the limit, then in a temporary file. */
+    private static final class Spool extends OutputStream {
+        private final int memoryLimit;
+        private final ByteArrayOutputStream memory = new ByteArrayOutputStream();
+        private Path file;
+        private OutputStream fileOut;
+        private long size;
+
+        Spool(int memoryLimit) {
+            this.memoryLimit = memoryLimit;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            if (fileOut == null && memory.size() + (long) length > memoryLimit) {
+                file = Files.createTempFile("hibernate-routing-response-", ".body");
+                fileOut = new BufferedOutputStream(Files.newOutputStream(file));
+            }
+            if (fileOut != null) {
+                fileOut.write(bytes, offset, length);
+            } else {
+                memory.write(bytes, offset, length);
+            }
+            size += length;
+        }
+
+        long size() {
+            return size;
+        }
+
+        void writeTo(OutputStream out) throws IOException {
+            memory.writeTo(out);
+            if (fileOut != null) {
+                fileOut.close();
+                fileOut = null;
+                try (InputStream in = Files.newInputStream(file)) {
+                    in.transferTo(out);
+                }
+            }
+        }
+
+        void reset() {
+            memory.reset();
+            size = 0;
+            deleteFile();
+        }
+
+        void deleteFile() {
+            try {
+                if (fileOut != null) {
+                    fileOut.close();
+                }
+                if (file != null) {
+                    Files.deleteIfExists(file);
+                }
+            } catch (IOException e) {
+                // A temporary file that cannot be deleted is only disk space, deleted by the OS's temp cleanup.
+            } finally {
+                fileOut = null;
+                file = null;
+            }
         }
     }
 

@@ -19,7 +19,13 @@ public final class FilterInitParams {
     /** {@code true} answers {@code 401} to requests without an actor; default {@code false}. */
     public static final String REQUIRE_ACTOR = "require-actor";
 
-    private static final Set<String> KNOWN = Set.of(ACTOR_RESOLVER, RULES, REQUIRE_ACTOR);
+    /**
+     * Bytes of a mutation's response body held in memory until the stamp advanced, at most; the rest
+     * waits in a temporary file. A whole number of bytes, or with {@code kB} or {@code MB}.
+     */
+    public static final String MUTATION_BUFFER_LIMIT = "mutation-buffer-limit";
+
+    private static final Set<String> KNOWN = Set.of(ACTOR_RESOLVER, RULES, REQUIRE_ACTOR, MUTATION_BUFFER_LIMIT);
 
     private final FilterConfig config;
 
@@ -85,6 +91,27 @@ public final class FilterInitParams {
                     + "' of filter '" + config.getFilterName() + "': expected 'true' or 'false'");
         }
         return Boolean.valueOf(value);
+    }
+
+    /** The memory limit of a mutation's held-back body: {@code inCode} if the init-param is absent. */
+    public int mutationBufferLimit(int inCode) throws ServletException {
+        final String text = config.getInitParameter(MUTATION_BUFFER_LIMIT);
+        if (text == null) {
+            return inCode;
+        }
+        final String value = text.trim();
+        final java.util.regex.Matcher matcher =
+                java.util.regex.Pattern.compile("(\\d{1,10})\\s*(kB|MB)?").matcher(value);
+        final long limit = matcher.matches()
+                ? Long.parseLong(matcher.group(1))
+                        * (matcher.group(2) == null ? 1 : matcher.group(2).equals("kB") ? 1024 : 1024 * 1024)
+                : -1;
+        if (limit < 0 || limit > Integer.MAX_VALUE - 8) {
+            throw new ServletException("Invalid value '" + value + "' for init-param '" + MUTATION_BUFFER_LIMIT
+                    + "' of filter '" + config.getFilterName()
+                    + "': expected a number of bytes, such as 1048576, 512kB or 1MB (less than 2 GB)");
+        }
+        return (int) limit;
     }
 
     /** The persistence unit: {@code inCode}, else the servlet context attribute {@code attribute}. */

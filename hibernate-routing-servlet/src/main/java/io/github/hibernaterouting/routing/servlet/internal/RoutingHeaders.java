@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.servlet.internal;
 
 import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.InvalidConsistencyTokenException;
 import java.util.Enumeration;
 import java.util.Locale;
 import java.util.UUID;
@@ -88,9 +89,10 @@ public final class RoutingHeaders {
     }
 
     /**
-     * The latest of the {@code X-Consistency-Token} values, or {@code null} without the header.
+     * The latest of the {@code X-Consistency-Token} values, or {@code null} without the header. Whether
+     * the primary has reached it is checked later ({@link #refusedToken}).
      *
-     * @throws InvalidHeaderException if a value is not a token
+     * @throws InvalidHeaderException if a value is not a token, or has the top bit set
      */
     public static ConsistencyToken minimum(Enumeration<String> values) throws InvalidHeaderException {
         ConsistencyToken minimum = null;
@@ -100,17 +102,22 @@ public final class RoutingHeaders {
                 final ConsistencyToken token;
                 try {
                     token = ConsistencyToken.parse(value);
-                } catch (IllegalArgumentException e) {
-                    throw new InvalidHeaderException(
-                            CONSISTENCY_TOKEN,
-                            "Invalid " + CONSISTENCY_TOKEN + " header " + echo(value)
-                                    + ": expected 'rl1.' followed by 16 hexadecimal digits. Send back, unchanged, the "
-                                    + CONSISTENCY_TOKEN + " of an earlier write's response, or leave the header out.");
+                } catch (InvalidConsistencyTokenException e) {
+                    throw refusedToken(value, e.reason());
                 }
                 minimum = token.max(minimum);
             }
         }
         return minimum;
+    }
+
+    /** The {@code 400} for an {@code X-Consistency-Token} value reads cannot use, saying why. */
+    public static InvalidHeaderException refusedToken(String value, String reason) {
+        return new InvalidHeaderException(
+                CONSISTENCY_TOKEN,
+                "Invalid " + CONSISTENCY_TOKEN + " header " + echo(value) + ": " + reason
+                        + ". Send back, unchanged, the " + CONSISTENCY_TOKEN
+                        + " of an earlier write's response, or leave the header out.");
     }
 
     /** Whether the request opens a subscription: server-sent events or a WebSocket upgrade. */

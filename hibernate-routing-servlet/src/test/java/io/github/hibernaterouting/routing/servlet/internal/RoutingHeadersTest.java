@@ -72,6 +72,18 @@ class RoutingHeadersTest {
     }
 
     @Test
+    void consistencyToken_withTheTopBitSet_isRejectedSayingWhy_soItCannotBeTheLibrarysPrimaryOnlyValue() {
+        for (String bad :
+                List.of("rl1.ffffffffffffffff", "rl1.8000000000000000", "rl1.0000000000000010, rl1.ffffffffffffffff")) {
+            assertThatThrownBy(() -> RoutingHeaders.minimum(values(bad)))
+                    .isInstanceOf(InvalidHeaderException.class)
+                    .hasMessageContaining("X-Consistency-Token")
+                    .hasMessageContaining("top bit")
+                    .hasMessageContaining("no write returned it");
+        }
+    }
+
+    @Test
     void errorMessages_quoteTheValueShortenedAndPrintableOnly() {
         final String value = "\u0007evil\r\nInjected: header" + "x".repeat(100);
         assertThatThrownBy(() -> RoutingHeaders.forcePrimary(values(value)))

@@ -15,6 +15,8 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.net.URI;
@@ -22,6 +24,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -52,6 +55,7 @@ class ReadYourWritesFilterIT {
     static TestApplication app;
     static HttpClient http;
     static RedisClient redisClient;
+    static final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     /** A note every replica has, for reads that only ask who served them. */
     static long oldNote;
 
@@ -71,7 +75,13 @@ class ReadYourWritesFilterIT {
         emf = RoutingTestSupport.emf(
                 "servlet-it",
                 cluster,
-                Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"),
+                Map.of(
+                        RoutingSettings.REDIS_URI,
+                        redis.uri(),
+                        RoutingSettings.REDIS_WINDOW,
+                        "1s",
+                        RoutingSettings.METER_REGISTRY,
+                        meters),
                 WebNote.class);
         app = new TestApplication(emf, "GET /reports/**=PRIMARY");
         http = HttpClient.newBuilder()
@@ -233,6 +243,21 @@ class ReadYourWritesFilterIT {
                 .isPresent();
     }
 
+    @Test
+    void mutationResponseBeyondTheBufferLimit_stillReachesTheClientOnlyAfterTheStamp_wholeAndWithItsToken() {
+        final int padding = 512 * 1024; // 128 times the filter's 4kB memory limit
+        final HttpResponse<String> created =
+                postTo("/notes?flushEarly=true&padding=" + padding, "grace", "beyond the limit");
+        assertThat(created.body()).startsWith("creating\n" + "x".repeat(padding) + "\n");
+        final long id = createdId(created);
+        assertThat(created.headers().firstValue("X-Consistency-Token"))
+                .as("headers were still open after the handler wrote and flushed 512 kB before its commit")
+                .isPresent();
+        final HttpResponse<String> read = get("/notes/" + id, "grace");
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body()).isEqualTo("beyond the limit");
+    }
+
     // --- rejected requests ---
 
     @Test
@@ -352,6 +377,62 @@ class ReadYourWritesFilterIT {
         final HttpResponse<String> response = get("/notes/" + oldNote, "judy", "X-Consistency-Token", "0/3000060");
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("X-Consistency-Token", "'rl1.' followed by 16 hexadecimal digits");
+    }
+
+    /** How often the LSN gate asked or waited for a replica (every outcome but "known" means replicas were asked). */
+    private static double replicaPositionChecks() {
+        return meters.find("hibernate.routing.lsn_gate").counters().stream()
+                .filter(counter -> !"known".equals(counter.getId().getTag("outcome")))
+                .mapToDouble(Counter::count)
+                .sum();
+    }
+
+    @Test
+    void tokenAheadOfThePrimary_is400NamingTheHeader_beforeAnyReplicaIsAsked() {
+        final double checks = replicaPositionChecks();
+        for (String key : new String[] {null, "quinn"}) {
+            final long start = System.nanoTime();
+            final HttpResponse<String> response =
+                    get("/notes/" + oldNote, key, "X-Consistency-Token", "rl1.7fffffffffffffff");
+            assertThat(response.statusCode())
+                    .as("%s's read with a token no write returned: %s", key, response.body())
+                    .isEqualTo(400);
+            assertThat(response.body()).contains("X-Consistency-Token", "ahead of the primary");
+            assertThat(response.headers().firstValue(TestApplication.SERVED_BY))
+                    .as("the handler did not run")
+                    .isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("refused without waiting for a replica")
+                    .isLessThan(Duration.ofSeconds(2));
+        }
+        assertThat(replicaPositionChecks())
+                .as("no replica was asked for its position")
+                .isEqualTo(checks);
+    }
+
+    @Test
+    void tokenOfTheLibrarysPrimaryOnlyValue_is400AtParse_sayingWhy() {
+        final HttpResponse<String> response =
+                get("/notes/" + oldNote, "quinn", "X-Consistency-Token", "rl1.ffffffffffffffff");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        assertThat(response.body()).contains("X-Consistency-Token", "top bit");
+        assertThat(response.headers().firstValue(TestApplication.SERVED_BY)).isEmpty();
+    }
+
+    @Test
+    void tokenOfAWriteThisInstanceHasNotSeenYet_isAccepted_afterAskingThePrimary() throws SQLException {
+        final String token;
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement()) {
+            // Written behind the library's back, and read at once: the health check has not seen it yet.
+            s.execute("insert into web_note (id, text) values (nextval('web_note_seq') + 1000000, 'behind its back')");
+            try (ResultSet rs = s.executeQuery("select pg_current_wal_insert_lsn()::text")) {
+                rs.next();
+                token = ConsistencyToken.ofLsn(rs.getString(1)).toString();
+            }
+        }
+        final HttpResponse<String> read = get("/notes/" + oldNote, "quinn", "X-Consistency-Token", token);
+        assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
     }
 
     @Test

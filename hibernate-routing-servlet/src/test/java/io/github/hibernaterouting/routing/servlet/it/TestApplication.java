@@ -51,6 +51,9 @@ final class TestApplication implements AutoCloseable {
     /** A key the authentication filter answers 403 for, but lets through (a lenient application). */
     static final String SUSPENDED_KEY = "suspended";
 
+    /** The routing filter's memory limit for a held-back mutation response. */
+    static final String MUTATION_BUFFER_LIMIT = "4kB";
+
     static volatile EntityManagerFactory emf;
     /** How often the notes servlet's POST handler ran. */
     static final AtomicInteger mutationHandlerRuns = new AtomicInteger();
@@ -69,6 +72,8 @@ final class TestApplication implements AutoCloseable {
         context.addFilter(new FilterHolder(new BearerAuthFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
         final FilterHolder routing = new FilterHolder(new ReadYourWritesFilter(entityManagerFactory));
         routing.setInitParameter(ReadYourWritesFilter.RULES_PARAM, rules);
+        // Small, so that a test's large mutation response goes beyond what the filter holds in memory.
+        routing.setInitParameter(ReadYourWritesFilter.MUTATION_BUFFER_LIMIT_PARAM, MUTATION_BUFFER_LIMIT);
         routing.setAsyncSupported(true);
         context.addFilter(routing, "/*", EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(new ServletHolder(new NotesServlet()), "/notes/*");
@@ -150,6 +155,11 @@ final class TestApplication implements AutoCloseable {
             if (request.getParameter("flushEarly") != null) {
                 // Commits the response before the write: without the filter's buffering, the client would see it now.
                 response.getWriter().println("creating");
+                final String padding = request.getParameter("padding");
+                if (padding != null) {
+                    // Far more than the filter holds in memory, written before the transaction commits.
+                    response.getWriter().println("x".repeat(Integer.parseInt(padding)));
+                }
                 response.flushBuffer();
             }
             final String text = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import com.zaxxer.hikari.HikariConfig;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
+import io.micrometer.core.instrument.Metrics;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
@@ -76,6 +77,11 @@ final class OwnPools {
         hikari.setMaximumPoolSize(pool.maximumPoolSize());
         hikari.setMinimumIdle(pool.minimumIdle());
         hikari.setConnectionTimeout(pool.connectionTimeout().toMillis());
+        pool.tuning().applyTo(hikari);
+        if (hikari.getMetricRegistry() == null && hikari.getMetricsTrackerFactory() == null) {
+            // HikariCP's own meters (hikaricp.connections.*, tagged with the pool's name) in the library's registry.
+            hikari.setMetricRegistry(config.meterRegistry != null ? config.meterRegistry : Metrics.globalRegistry);
+        }
         return hikari;
     }
 

@@ -9,7 +9,8 @@ import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.Masking;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -83,7 +84,8 @@ public final class RoutingConfig {
     public final int classifierCacheSize;
     public final boolean loadCatalog;
     public final boolean checkRecovery;
-    public final Object meterRegistry;
+    /** The registry given in {@code meter_registry}, or null for Micrometer's global one. */
+    public final MeterRegistry meterRegistry;
     /** The persistence unit's name, a tag of every meter; "default" when Hibernate was bootstrapped without one. */
     public final String persistenceUnit;
 
@@ -102,9 +104,10 @@ public final class RoutingConfig {
     final ConnectionSettings connection;
 
     /** Pool sizing for one kind of target. */
-    public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout) {}
+    public record PoolConfig(int maximumPoolSize, int minimumIdle, Duration connectionTimeout, PoolTuning tuning) {}
 
     private RoutingConfig(Map<String, ?> settings, UnaryOperator<String> env) {
+        SettingKeys.requireKnown(settings);
         primaryDataSource = DataSourceSettings.primary(settings, PRIMARY_DATASOURCE_KEYS);
         replicaDataSources = DataSourceSettings.replicas(settings);
         jta = DataSourceSettings.jta(settings);
@@ -131,7 +134,8 @@ public final class RoutingConfig {
         // hibernate.hikari.* and hibernate.connection.pool_size / min_pool_size are the defaults of both kinds of pool.
         final Object maximumPoolSize = connection.maximumPoolSize;
         final Object minimumIdle = connection.minimumIdle;
-        primaryPool = new PoolConfig(
+        primaryPool = pool(
+                PoolTuning::primary,
                 integer(
                         settings,
                         PRIMARY_MAXIMUM_POOL_SIZE,
@@ -142,8 +146,10 @@ public final class RoutingConfig {
                         settings,
                         PRIMARY_CONNECTION_TIMEOUT,
                         orElse(connection.primaryConnectionTimeout, DEFAULT_PRIMARY_CONNECTION_TIMEOUT),
-                        Duration.ofMillis(250)));
-        replicaPool = new PoolConfig(
+                        Duration.ofMillis(250)),
+                settings);
+        replicaPool = pool(
+                PoolTuning::replica,
                 integer(
                         settings,
                         REPLICA_MAXIMUM_POOL_SIZE,
@@ -154,11 +160,12 @@ public final class RoutingConfig {
                         settings,
                         REPLICA_CONNECTION_TIMEOUT,
                         DEFAULT_REPLICA_CONNECTION_TIMEOUT,
-                        Duration.ofMillis(250)));
+                        Duration.ofMillis(250)),
+                settings);
         classifierCacheSize = integer(settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0);
         loadCatalog = bool(settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG);
         checkRecovery = bool(settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY);
-        meterRegistry = settings.get(METER_REGISTRY);
+        meterRegistry = RuntimeObjects.meterRegistry(settings.get(METER_REGISTRY));
         persistenceUnit = orElse(string(settings, "hibernate.persistenceUnitName"), "default");
         actorStamps = enumValue(settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS);
         actorStampsTable = identifier(settings, ACTOR_STAMPS_TABLE, DEFAULT_ACTOR_STAMPS_TABLE, true);
@@ -176,6 +183,16 @@ public final class RoutingConfig {
                 primaryPool, source(settings, PRIMARY_MINIMUM_IDLE), source(settings, PRIMARY_MAXIMUM_POOL_SIZE));
         checkPoolSizes(
                 replicaPool, source(settings, REPLICA_MINIMUM_IDLE), source(settings, REPLICA_MAXIMUM_POOL_SIZE));
+        if (routingEnabled() && primaryUrl != null) {
+            if (!primaryUrl.startsWith("jdbc:postgresql:")) {
+                throw new RoutingConfigurationException(
+                        primaryUrlKey(settings),
+                        primaryUrl,
+                        "the primary's PostgreSQL JDBC URL, such as jdbc:postgresql://primary:5432/app, as the "
+                                + "replicas' are: hibernate-routing routes between PostgreSQL servers only");
+            }
+            refuseUserInfo(primaryUrlKey(settings), primaryUrl);
+        }
         DataSourceSettings.check(this, settings);
     }
 
@@ -239,6 +256,7 @@ public final class RoutingConfig {
                         Masking.url(url),
                         "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
             }
+            refuseUserInfo(key, url);
             if (url.equals(primaryUrl)) {
                 // A replica URL equal to the primary's means "no separate replica": share the primary pool.
                 continue;
@@ -249,6 +267,27 @@ public final class RoutingConfig {
             }
         }
         return List.copyOf(new ArrayList<>(urls));
+    }
+
+    /** pgjdbc reads no credentials from a URL's user-info: it would take them for a host name, and print them. */
+    private static void refuseUserInfo(String key, String url) {
+        if (Masking.hasUserInfo(url)) {
+            throw new RoutingConfigurationException(
+                    key,
+                    url,
+                    "a JDBC URL without user-info (user:password@): the PostgreSQL driver takes it for a host name. "
+                            + "Give the user and password as jakarta.persistence.jdbc.user and .password (replicas: "
+                            + REPLICA_USER + ", " + REPLICA_PASSWORD + "), or as user= and password= parameters");
+        }
+    }
+
+    private static String primaryUrlKey(Map<String, ?> settings) {
+        for (String key : PRIMARY_URL_KEYS) {
+            if (string(settings, key) != null) {
+                return key;
+            }
+        }
+        return PRIMARY_URL_KEYS[0];
     }
 
     private static String redisUri(Map<String, ?> settings, UnaryOperator<String> env) {
@@ -263,6 +302,7 @@ public final class RoutingConfig {
                     Masking.url(uri),
                     "a Redis URI such as redis://127.0.0.1:6379 or redis-sentinel://host:26379/?sentinelMasterId=mymaster");
         }
+        RuntimeObjects.requireLettuce(key);
         return uri.trim();
     }
 
@@ -284,6 +324,23 @@ public final class RoutingConfig {
                             : "a column name of letters, digits and underscores");
         }
         return value;
+    }
+
+    private interface PoolTuningReader {
+        PoolTuning read(Map<String, ?> settings, java.util.Properties hikari, Duration connectionTimeout);
+    }
+
+    private PoolConfig pool(
+            PoolTuningReader tuning,
+            int maximumPoolSize,
+            int minimumIdle,
+            Duration connectionTimeout,
+            Map<String, ?> settings) {
+        return new PoolConfig(
+                maximumPoolSize,
+                minimumIdle,
+                connectionTimeout,
+                tuning.read(settings, connection.hikari, connectionTimeout));
     }
 
     /** The key a pool size came from: the routing key if set, else the Hibernate or HikariCP one it defaulted to. */

@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.internal.bootstrap;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
+import io.github.hibernaterouting.routing.internal.consistency.ReachedPositions;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
@@ -18,6 +19,7 @@ import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.FunctionCatalog;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import jakarta.persistence.EntityManagerFactory;
@@ -52,6 +54,7 @@ public final class RoutingRuntime implements AutoCloseable {
     private final ReadYourWritesTracker tracker;
     private final JdbcRouting jdbc;
     private final ReplicaReadGuard guard;
+    private final ReachedPositions reached;
 
     private RoutingRuntime(RoutingConfig config, ConnectionSources sources, JtaTransactions jta) {
         this.sources = sources;
@@ -61,7 +64,7 @@ public final class RoutingRuntime implements AutoCloseable {
         for (int i = 0; i < replicaSources.size(); i++) {
             names.add("replica" + (i + 1));
         }
-        final MeterRegistry registry = config.meterRegistry instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        final MeterRegistry registry = config.meterRegistry != null ? config.meterRegistry : Metrics.globalRegistry;
         this.metrics = new RoutingMetrics(registry, config.persistenceUnit, names);
         final List<ReplicaNode> nodes = new ArrayList<>();
         for (int i = 0; i < replicaSources.size(); i++) {
@@ -116,6 +119,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.connection.autoCommit,
                 jta);
         this.guard = new ReplicaReadGuard(writes);
+        this.reached = new ReachedPositions(replicas::primaryPosition, this::currentPosition);
     }
 
     /**
@@ -123,7 +127,13 @@ public final class RoutingRuntime implements AutoCloseable {
      * starts the background health check. A replica that is down does not stop the start: reads skip it.
      */
     static RoutingRuntime start(RoutingConfig config, Function<String, Object> jndi, JtaTransactions jta) {
-        final ConnectionSources sources = ConnectionSources.open(config, jndi);
+        final ConnectionSources sources;
+        try {
+            sources = ConnectionSources.open(config, jndi);
+        } catch (RuntimeException e) {
+            // HikariCP and the driver quote the URL in their messages, credentials and all.
+            throw Masking.exception(e);
+        }
         try {
             final RoutingRuntime runtime = new RoutingRuntime(config, sources, jta);
             runtime.replicas.start();
@@ -131,7 +141,7 @@ public final class RoutingRuntime implements AutoCloseable {
             return runtime;
         } catch (RuntimeException e) {
             sources.close();
-            throw e;
+            throw Masking.exception(e);
         }
     }
 
@@ -185,6 +195,14 @@ public final class RoutingRuntime implements AutoCloseable {
         try (Connection connection = sources.primary().getConnection()) {
             return WalPositions.insertPosition(connection);
         }
+    }
+
+    /**
+     * Whether the primary has reached {@code position}: compared with the highest position known here,
+     * asking the primary once only for a position ahead of it; never asks a replica.
+     */
+    public boolean primaryReached(long position) throws SQLException {
+        return reached.reached(position);
     }
 
     /** The stamp of {@code actor} as the primary (or this instance's memory) knows it. */

@@ -18,12 +18,15 @@ import org.hibernate.service.spi.ServiceContributor;
  * <p>Found by Hibernate through {@code META-INF/services/org.hibernate.service.spi.ServiceContributor}.
  * Without {@code hibernate.routing.replica_urls} (or with only the primary's URL there) it does
  * nothing, and Hibernate runs exactly as it would without the library. All settings are validated
- * here, so a bad one fails the bootstrap.
+ * here, so a bad one fails the bootstrap; so does an unknown {@code hibernate.routing.*} key, also
+ * while routing is off ({@link SettingKeys}).
  */
 public final class RoutingServiceContributor implements ServiceContributor {
     @Override
     public void contribute(StandardServiceRegistryBuilder builder) {
         final Map<String, Object> settings = builder.getSettings();
+        // Before anything else: a misspelled replica_urls would switch routing off without a word.
+        SettingKeys.requireKnown(settings);
         if (!RoutingConfig.routingRequested(settings, System::getenv)) {
             return;
         }

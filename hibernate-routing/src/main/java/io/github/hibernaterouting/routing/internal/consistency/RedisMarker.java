@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
-import io.github.hibernaterouting.routing.internal.Masking;
+import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
@@ -256,7 +256,9 @@ public final class RedisMarker implements AutoCloseable {
 
     private Unavailable unavailable(String what, RedisException e) {
         return new Unavailable(
-                "Could not " + what + " the mutation marker in Redis at " + maskedUri + ": " + e.getMessage(), e);
+                "Could not " + what + " the mutation marker in Redis at " + maskedUri + ": "
+                        + Masking.text(e.getMessage()),
+                e);
     }
 
     /** The {@code run_id} line of {@code INFO server}: the Redis process, new at every start. */

@@ -182,6 +182,11 @@ final class ReplicaMonitor implements AutoCloseable {
                 + " Run on the primary: " + WalPositions.identityGrants(role);
     }
 
+    /** The primary's write position as last checked; {@link Lsn#UNKNOWN} before the first answer. */
+    long primaryPosition() {
+        return primaryLsn;
+    }
+
     /** The isolation level the primary's pooled connections get by default, as last checked; {@link IsolationLevel#UNKNOWN} before. */
     int primaryDefaultIsolation() {
         return primaryDefaultIsolation;

@@ -130,6 +130,11 @@ public final class ReplicaSet implements AutoCloseable {
         return monitor.primaryDefaultIsolation();
     }
 
+    /** The primary's WAL write position as the health check last read it; {@link Lsn#UNKNOWN} before. */
+    public long primaryPosition() {
+        return monitor.primaryPosition();
+    }
+
     /** Runs the health check now, on the calling thread. */
     public void checkNow() {
         monitor.checkNow();

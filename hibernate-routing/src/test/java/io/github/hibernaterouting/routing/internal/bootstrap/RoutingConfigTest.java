@@ -162,8 +162,62 @@ class RoutingConfigTest {
     void toString_neverShowsPasswords() {
         final Map<String, Object> settings = base();
         settings.put("jakarta.persistence.jdbc.url", PRIMARY + "?password=s3cret-pw");
-        settings.put(RoutingSettings.REPLICA_URLS, "jdbc:postgresql://u:s3cret-pw@127.0.0.1:5433/app");
+        settings.put(RoutingSettings.REPLICA_URLS, "jdbc:postgresql://127.0.0.1:5433/app?sslpassword=s3cret-pw");
+        settings.put(RoutingSettings.REDIS_URI, "redis://cache-user:s3cret-pw@127.0.0.1:6379");
         assertThat(config(settings).toString()).doesNotContain("s3cret-pw").contains("****");
+    }
+
+    @Test
+    void meterRegistryThatIsNotOne_failsNamingTheTypeGivenAndTheTypeExpected() {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.METER_REGISTRY, "prometheus");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining(RoutingSettings.METER_REGISTRY)
+                .hasMessageContaining("java.lang.String")
+                .hasMessageContaining("io.micrometer.core.instrument.MeterRegistry");
+        settings.put(RoutingSettings.METER_REGISTRY, new Object());
+        assertThatThrownBy(() -> config(settings)).hasMessageContaining("java.lang.Object");
+        settings.put(RoutingSettings.METER_REGISTRY, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        assertThat(config(settings).meterRegistry).isInstanceOf(io.micrometer.core.instrument.MeterRegistry.class);
+    }
+
+    @Test
+    void primaryThatIsNotAPostgresqlUrl_failsNamingTheKeyAndTheForm_asForTheReplicas() {
+        for (String key : List.of("jakarta.persistence.jdbc.url", "hibernate.connection.url")) {
+            final Map<String, Object> settings = base();
+            settings.remove("jakarta.persistence.jdbc.url");
+            settings.put(key, "jdbc:mysql://db:3306/app?password=s3cret-pw");
+            assertThatThrownBy(() -> config(settings))
+                    .isInstanceOf(RoutingConfigurationException.class)
+                    .hasMessageContaining("'" + key + "'")
+                    .hasMessageContaining("jdbc:postgresql:")
+                    .hasMessageNotContaining("s3cret-pw");
+        }
+    }
+
+    @Test
+    void jdbcUrlWithUserInfo_failsNamingTheKeyAndTheFix_withoutThePassword() {
+        for (String key : List.of("jakarta.persistence.jdbc.url", RoutingSettings.REPLICA_URLS)) {
+            final Map<String, Object> settings = base();
+            settings.put(key, "jdbc:postgresql://u:s3cret-pw@127.0.0.1:5433/app");
+            assertThatThrownBy(() -> config(settings))
+                    .isInstanceOf(RoutingConfigurationException.class)
+                    .hasMessageContaining("'" + key + "'")
+                    .hasMessageContaining("without user-info")
+                    .hasMessageContaining("jakarta.persistence.jdbc.user")
+                    .hasMessageNotContaining("s3cret-pw");
+        }
+    }
+
+    @Test
+    void valueOfASettingNamedForASecret_isMaskedInTheMessage() {
+        final Map<String, Object> settings = base();
+        settings.put("hibernate.hikari.dataSourcePassword", "s3cret-pw");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.hikari.dataSourcePassword")
+                .hasMessageNotContaining("s3cret-pw");
     }
 
     // ---- Hibernate's connection settings ---------------------------------------------------------
