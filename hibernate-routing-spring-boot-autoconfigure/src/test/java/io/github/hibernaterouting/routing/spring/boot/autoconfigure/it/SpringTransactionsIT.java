@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteRepository;
+import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteService;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
@@ -33,7 +35,13 @@ class SpringTransactionsIT {
         return CLUSTER.cluster();
     }
 
-    static void pauseStandbys() {
+    /**
+     * Pauses replay on every standby right after they replayed a fresh transaction, so that they stay
+     * within the time lag bound ({@code max_replica_lag}, 10 s) for the test.
+     */
+    static void pauseStandbys() throws Exception {
+        RoutingTestSupport.onPrimary(cluster(), "insert into boot_note (text) values ('replayed before the pause')");
+        awaitCaughtUp();
         cluster().standbys().forEach(cluster()::pauseReplay);
     }
 
@@ -70,7 +78,6 @@ class SpringTransactionsIT {
 
         @Test
         void repositoryRead_runsOnAReplica_soARowItHasNotReplayedIsNotFound() throws Exception {
-            awaitCaughtUp();
             pauseStandbys();
             final long id = RoutingTestSupport.longOnPrimary(
                     cluster(), "insert into boot_note (text) values ('behind the replicas') returning id");
@@ -80,21 +87,25 @@ class SpringTransactionsIT {
         }
 
         @Test
+        void routingStrategyOnABeanMethod_keepsItsReadOnlyTransactionOnThePrimary() {
+            final Node node = cluster().nodeForPort(service.primaryAnnotatedReadOnlyTransactionPort());
+            assertThat(node.isPrimary()).as("served by %s", node).isTrue();
+        }
+
+        @Test
         void readWriteTransaction_runsOnThePrimaryFromItsFirstStatement() {
             final Node node = cluster().nodeForPort(service.readWriteTransactionFirstReadPort());
             assertThat(node.isPrimary()).as("served by %s", node).isTrue();
         }
 
         @Test
-        void writeThenReadInTheSameTransaction_seesTheWrite_whileReplicasArePaused() {
-            awaitCaughtUp();
+        void writeThenReadInTheSameTransaction_seesTheWrite_whileReplicasArePaused() throws Exception {
             pauseStandbys();
             assertThat(service.createAndRead("same transaction")).contains("same transaction");
         }
 
         @Test
-        void writeThenReadInTheNextTransaction_ofTheSameActor_seesTheWrite_whileReplicasArePaused() {
-            awaitCaughtUp();
+        void writeThenReadInTheNextTransaction_ofTheSameActor_seesTheWrite_whileReplicasArePaused() throws Exception {
             pauseStandbys();
             final long id;
             try (RoutingScope request = RoutingScope.builder().actor("alice").open()) {
@@ -114,7 +125,6 @@ class SpringTransactionsIT {
         @Test
         void staleRowThenUpdate_underPrimaryTransactions_readsTheCurrentRowAndWrites() throws Exception {
             final long id = service.create("first");
-            awaitCaughtUp();
             pauseStandbys();
             RoutingTestSupport.onPrimary(cluster(), "update boot_note set text = 'changed elsewhere' where id = " + id);
 
@@ -154,7 +164,6 @@ class SpringTransactionsIT {
         @Test
         void staleRowThenUpdate_failsInsteadOfOverwritingTheNewerRow() throws Exception {
             final long id = service.create("first");
-            awaitCaughtUp();
             pauseStandbys();
             RoutingTestSupport.onPrimary(cluster(), "update boot_note set text = 'changed elsewhere' where id = " + id);
 
@@ -167,8 +176,7 @@ class SpringTransactionsIT {
         }
 
         @Test
-        void writeThenReadInTheSameTransaction_seesTheWrite_whileReplicasArePaused() {
-            awaitCaughtUp();
+        void writeThenReadInTheSameTransaction_seesTheWrite_whileReplicasArePaused() throws Exception {
             pauseStandbys();
             assertThat(service.createAndRead("lazy, same transaction")).contains("lazy, same transaction");
         }

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it;
 
+import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.Note;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import java.util.HashMap;
@@ -11,7 +12,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** A Spring Boot application with Spring Data JPA, configured as a user would: Boot's data source and the replica URLs. */
-@SpringBootApplication
+@SpringBootApplication(scanBasePackageClasses = Note.class)
 public class TestApplication {
     /** The properties a user writes for {@code cluster}: the primary as spring.datasource, the replicas as one property. */
     public static Map<String, Object> properties(PostgresCluster cluster) {

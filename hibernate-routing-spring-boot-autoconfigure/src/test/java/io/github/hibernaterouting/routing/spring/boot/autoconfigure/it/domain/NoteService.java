@@ -1,5 +1,7 @@
-package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it;
+package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain;
 
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.Optional;
@@ -37,6 +39,13 @@ public class NoteService {
         final int port = serverPort();
         notes.save(new Note("read-write"));
         return port;
+    }
+
+    /** A bean method whose annotation keeps its read-only transaction on the primary. */
+    @RoutingStrategy(Strategy.PRIMARY)
+    @Transactional(readOnly = true)
+    public int primaryAnnotatedReadOnlyTransactionPort() {
+        return serverPort();
     }
 
     @Transactional

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it;
+package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;

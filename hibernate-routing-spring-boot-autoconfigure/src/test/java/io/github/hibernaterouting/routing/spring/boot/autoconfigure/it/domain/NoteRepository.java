@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it;
+package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain;
 
 import org.springframework.data.jpa.repository.JpaRepository;
 
