@@ -38,10 +38,12 @@ public class HibernateRoutingAutoConfiguration {
     RoutingReplicaDataSources hibernateRoutingReplicaDataSources(
             HibernateRoutingProperties properties,
             ObjectProvider<DataSourceProperties> dataSourceProperties,
-            ObjectProvider<MeterRegistry> meterRegistry) {
+            ObjectProvider<MeterRegistry> meterRegistry,
+            Environment environment) {
         final DataSourceProperties primary = dataSourceProperties.getIfAvailable();
         return ReplicaPools.build(
                 properties,
+                environment::getProperty,
                 primary == null ? null : primary.determineUsername(),
                 primary == null ? null : primary.determinePassword(),
                 meterRegistry.getIfUnique());
@@ -60,6 +62,9 @@ public class HibernateRoutingAutoConfiguration {
             properties.putIfAbsent(RoutingSettings.TRANSACTIONS, SPRING_TRANSACTIONS);
             properties.putAll(settings);
             properties.put(RoutingSettings.REPLICA_DATASOURCES, replicas.dataSources());
+            // Present and empty, so that the library does not read HIBERNATE_ROUTING_REPLICA_URLS as replica URLs
+            // besides the data sources: the starter has read it already.
+            properties.put(RoutingSettings.REPLICA_URLS, "");
             final MeterRegistry registry = meterRegistry.getIfUnique();
             if (registry != null) {
                 properties.put(RoutingSettings.METER_REGISTRY, registry);

@@ -7,31 +7,44 @@ import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /** Builds the replica pools from the properties. */
 final class ReplicaPools {
+    /** The library's environment variables, which it documents as the fallback of its replica settings. */
+    static final String ENV_REPLICA_URLS = "HIBERNATE_ROUTING_REPLICA_URLS";
+
+    static final String ENV_REPLICA_USER = "HIBERNATE_ROUTING_REPLICA_USER";
+    static final String ENV_REPLICA_PASSWORD = "HIBERNATE_ROUTING_REPLICA_PASSWORD";
+
     private ReplicaPools() {}
 
     /**
      * One HikariCP pool per replica.
      *
+     * @param environment the application's environment, for the library's variables
      * @param primaryUser the primary's user, the default of the replicas'; may be {@code null}
      * @param primaryPassword the primary's password, likewise
      * @param registry where the pools' meters go, or {@code null}
      * @throws RoutingConfigurationException naming the property when the replicas are given twice or a URL is missing
      */
     static RoutingReplicaDataSources build(
-            HibernateRoutingProperties properties, String primaryUser, String primaryPassword, MeterRegistry registry) {
-        final List<HibernateRoutingProperties.Replica> replicas = replicas(properties);
+            HibernateRoutingProperties properties,
+            UnaryOperator<String> environment,
+            String primaryUser,
+            String primaryPassword,
+            MeterRegistry registry) {
+        final List<HibernateRoutingProperties.Replica> replicas = replicas(properties, environment);
+        final String replicaUser = properties.getReplicaUser() != null
+                ? properties.getReplicaUser()
+                : orElse(environment.apply(ENV_REPLICA_USER), primaryUser);
+        final String replicaPassword = properties.getReplicaPassword() != null
+                ? properties.getReplicaPassword()
+                : orElse(environment.apply(ENV_REPLICA_PASSWORD), primaryPassword);
         final List<HikariDataSource> pools = new ArrayList<>();
         try {
             for (int i = 0; i < replicas.size(); i++) {
-                pools.add(pool(
-                        replicas.get(i),
-                        i,
-                        properties.getReplicaUser() != null ? properties.getReplicaUser() : primaryUser,
-                        properties.getReplicaPassword() != null ? properties.getReplicaPassword() : primaryPassword,
-                        registry));
+                pools.add(pool(replicas.get(i), i, replicaUser, replicaPassword, registry));
             }
         } catch (RuntimeException e) {
             pools.forEach(HikariDataSource::close);
@@ -40,8 +53,19 @@ final class ReplicaPools {
         return new RoutingReplicaDataSources(pools);
     }
 
-    private static List<HibernateRoutingProperties.Replica> replicas(HibernateRoutingProperties properties) {
-        final List<String> urls = properties.getReplicaUrls().stream()
+    private static String orElse(String value, String fallback) {
+        return value != null ? value : fallback;
+    }
+
+    private static List<HibernateRoutingProperties.Replica> replicas(
+            HibernateRoutingProperties properties, UnaryOperator<String> environment) {
+        final String fromEnvironment = environment.apply(ENV_REPLICA_URLS);
+        final List<String> configured = !properties.getReplicaUrls().isEmpty()
+                        || !properties.getReplicas().isEmpty()
+                        || fromEnvironment == null
+                ? properties.getReplicaUrls()
+                : List.of(fromEnvironment.split(","));
+        final List<String> urls = configured.stream()
                 .map(String::strip)
                 .filter(url -> !url.isEmpty())
                 .toList();
