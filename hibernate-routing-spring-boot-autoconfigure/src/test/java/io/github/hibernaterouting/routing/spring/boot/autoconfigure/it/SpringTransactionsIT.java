@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.AsyncReader;
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteRepository;
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteService;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
@@ -13,6 +14,7 @@ import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -120,6 +122,23 @@ class SpringTransactionsIT {
             try (RoutingScope someoneElse = RoutingScope.builder().actor("bob").open()) {
                 assertThat(repository.findById(id)).isEmpty();
             }
+        }
+
+        @Test
+        void asyncMethod_runsInTheCallersRoutingScope_soItReadsTheCallersWrite_whileReplicasArePaused()
+                throws Exception {
+            final AsyncReader reader = context.getBean(AsyncReader.class);
+            pauseStandbys();
+            try (RoutingScope request = RoutingScope.builder().actor("erin").open()) {
+                final long id = service.create("read by a worker");
+                assertThat(reader.text(id).get(30, TimeUnit.SECONDS)).contains("read by a worker");
+            }
+            // Without the caller's scope the worker reads on a replica, which has not replayed the write.
+            final long other;
+            try (RoutingScope request = RoutingScope.builder().actor("erin").open()) {
+                other = service.create("not carried");
+            }
+            assertThat(reader.text(other).get(30, TimeUnit.SECONDS)).isEmpty();
         }
 
         @Test

@@ -10,9 +10,11 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.scheduling.annotation.EnableAsync;
 
 /** A Spring Boot application with Spring Data JPA, configured as a user would: Boot's data source and the replica URLs. */
 @SpringBootApplication(scanBasePackageClasses = Note.class)
+@EnableAsync
 public class TestApplication {
     /** The properties a user writes for {@code cluster}: the primary as spring.datasource, the replicas as one property. */
     public static Map<String, Object> properties(PostgresCluster cluster) {
