@@ -28,7 +28,10 @@ class SpringBootSampleIT {
     @BeforeAll
     static void start() {
         cluster = PostgresCluster.builder().standbys(2).start();
-        sample = SpringBootSample.run(cluster, RedisServer.start(), "--server.port=0");
+        // No time bound on replica lag (the sample's default is 10 s): a slow machine must not make the paused
+        // replicas ineligible before bob's read.
+        sample = SpringBootSample.run(
+                cluster, RedisServer.start(), "--server.port=0", "--hibernate.routing.max_replica_lag=0");
         port = ((WebServerApplicationContext) sample).getWebServer().getPort();
     }
 

@@ -52,6 +52,7 @@ final class RoutingStrategyInterceptor implements MethodInterceptor {
                 : AnnotatedElementUtils.findMergedAnnotation(targetClass, RoutingStrategy.class);
     }
 
+    /** How the servlet filter routed the request, from the attribute it leaves for the Jakarta REST feature too. */
     private static boolean requestMustUsePrimary() {
         final RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
         return attributes != null
