@@ -1,0 +1,84 @@
+package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
+
+import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
+import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.servlet.DispatcherType;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Registers the library's read-your-writes filter in a servlet web application, right after Spring
+ * Security's filter chain (Spring Boot ignores the library's {@code web-fragment.xml}): each request
+ * gets a routing scope with its authenticated user as the actor, mutations run on the primary and
+ * answer with {@code X-Consistency-Token}, and invalid routing headers are answered with 400.
+ */
+@AutoConfiguration(after = {HibernateRoutingAutoConfiguration.class, HibernateJpaAutoConfiguration.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({ReadYourWritesFilter.class, FilterRegistrationBean.class})
+@ConditionalOnBean({RoutingReplicaDataSources.class, EntityManagerFactory.class})
+@ConditionalOnProperty(prefix = "hibernate.routing.web", name = "enabled", matchIfMissing = true)
+public class HibernateRoutingWebAutoConfiguration {
+    /** Spring Security's filter order when {@code spring.security.filter.order} is not set. */
+    static final int SECURITY_FILTER_ORDER = -100;
+
+    /** The filter, after Spring Security's; disabled while no replica is configured (routing off). */
+    @Bean
+    FilterRegistrationBean<ReadYourWritesFilter> hibernateRoutingReadYourWritesFilter(
+            EntityManagerFactory entityManagerFactory,
+            ActorResolver actorResolver,
+            RoutingReplicaDataSources replicas,
+            HibernateRoutingProperties properties,
+            Environment environment) {
+        final HibernateRoutingProperties.Web web = properties.getWeb();
+        final ReadYourWritesFilter filter = new ReadYourWritesFilter(entityManagerFactory)
+                .actorResolver(actorResolver)
+                .requireActor(web.isRequireActor());
+        if (web.getRules() != null && !web.getRules().isBlank()) {
+            filter.rules(web.getRules());
+        }
+        final FilterRegistrationBean<ReadYourWritesFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setName("ReadYourWritesFilter");
+        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        registration.setAsyncSupported(true);
+        registration.setOrder(
+                web.getFilterOrder() != null
+                        ? web.getFilterOrder()
+                        : environment.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER)
+                                + 1);
+        registration.setEnabled(!replicas.isEmpty());
+        return registration;
+    }
+
+    /** Without Spring Security: the container's authenticated principal. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("org.springframework.security.core.context.SecurityContextHolder")
+    static class PrincipalActorConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        ActorResolver hibernateRoutingActorResolver() {
+            return ActorResolver.userPrincipal();
+        }
+    }
+
+    /** With Spring Security: the authenticated (not anonymous) user of the security context. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.security.core.context.SecurityContextHolder")
+    static class SecurityActorConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        ActorResolver hibernateRoutingActorResolver() {
+            return new SecurityContextActorResolver();
+        }
+    }
+}

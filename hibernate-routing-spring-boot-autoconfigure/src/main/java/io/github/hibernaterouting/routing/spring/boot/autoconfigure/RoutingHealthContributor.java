@@ -1,0 +1,92 @@
+package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
+
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.persistence.EntityManagerFactory;
+import java.util.stream.Stream;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * Actuator health of routing: one indicator per node ({@code primary}, {@code replica1}, …), read
+ * from {@link RoutingStatus} at each call, so it costs no query. A replica is {@code UP} while it
+ * answers its health checks and its circuit breaker is closed, else {@code DOWN}; details give its
+ * lag, its breaker state and its pool. The primary's own reachability is Spring Boot's {@code db}
+ * indicator; here it is {@code UP} with its statement counts.
+ */
+public final class RoutingHealthContributor implements CompositeHealthContributor {
+    private static final String CIRCUIT_STATE = "hibernate.routing.replica.circuit.state";
+
+    private final EntityManagerFactory entityManagerFactory;
+    private final MeterRegistry registry;
+
+    /**
+     * @param registry the registry the library records in, for the circuit breakers' state; may be {@code null}
+     */
+    public RoutingHealthContributor(EntityManagerFactory entityManagerFactory, MeterRegistry registry) {
+        this.entityManagerFactory = entityManagerFactory;
+        this.registry = registry;
+    }
+
+    @Override
+    public HealthContributor getContributor(String name) {
+        return nodes().filter(node -> node.name().equals(name))
+                .findFirst()
+                .map(node -> (HealthContributor) indicator(node.name()))
+                .orElse(null);
+    }
+
+    @Override
+    public Stream<Entry> stream() {
+        return nodes().map(node -> new Entry(node.name(), indicator(node.name())));
+    }
+
+    private Stream<RoutingStatus.Node> nodes() {
+        final RoutingStatus status = RoutingStatus.of(entityManagerFactory);
+        return status == null ? Stream.empty() : status.nodes().stream();
+    }
+
+    /** Reads the node's state when asked, not when the contributor was listed. */
+    private HealthIndicator indicator(String name) {
+        return () -> nodes().filter(node -> node.name().equals(name))
+                .findFirst()
+                .map(this::health)
+                .orElseGet(() -> Health.unknown().build());
+    }
+
+    private Health health(RoutingStatus.Node node) {
+        final Health.Builder health = node.up() ? Health.up() : Health.down();
+        health.withDetail("role", node.primary() ? "primary" : "replica");
+        if (!node.primary()) {
+            health.withDetail("lagBytes", node.lagBytes() < 0 ? "unknown" : node.lagBytes());
+            health.withDetail("lagSeconds", Double.isNaN(node.lagSeconds()) ? "unknown" : node.lagSeconds());
+            health.withDetail("circuitBreaker", circuitBreaker(node.name()));
+        }
+        health.withDetail("reads", node.reads());
+        if (node.primary()) {
+            health.withDetail("writes", node.writes());
+        }
+        if (node.pool() != null) {
+            health.withDetail("pool", node.pool());
+        }
+        return health.build();
+    }
+
+    private String circuitBreaker(String node) {
+        final Gauge gauge = registry == null
+                ? null
+                : registry.find(CIRCUIT_STATE).tag("node", node).gauge();
+        if (gauge == null) {
+            return "unknown";
+        }
+        return switch ((int) gauge.value()) {
+            case 0 -> "closed";
+            case 1 -> "open";
+            case 2 -> "half-open";
+            default -> "unknown";
+        };
+    }
+}

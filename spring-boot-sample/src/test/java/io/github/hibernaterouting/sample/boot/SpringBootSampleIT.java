@@ -1,0 +1,102 @@
+package io.github.hibernaterouting.sample.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.RedisServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The sample as its README walks through it: over HTTP, with the replicas' replay paused. */
+class SpringBootSampleIT {
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+    private static PostgresCluster cluster;
+    private static ConfigurableApplicationContext sample;
+    private static int port;
+
+    @BeforeAll
+    static void start() {
+        cluster = PostgresCluster.builder().standbys(2).start();
+        // No time bound on replica lag (the sample's default is 10 s): a slow machine must not make the paused
+        // replicas ineligible before bob's read.
+        sample = SpringBootSample.run(
+                cluster, RedisServer.start(), "--server.port=0", "--hibernate.routing.max_replica_lag=0");
+        port = ((WebServerApplicationContext) sample).getWebServer().getPort();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (sample != null) {
+            sample.close(); // closes the servers too
+        } else if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aUsersNote_isReadBackAtOnce_whileTheReplicasLag_andOthersReadFromAReplica() throws Exception {
+        assertThat(send("alice", "POST", "/demo/replicas/pause", "").statusCode())
+                .isEqualTo(200);
+        assertThat(cluster.standbys()).allMatch(cluster::isReplayPaused);
+
+        final HttpResponse<String> created = send("alice", "POST", "/api/notes", "{\"text\":\"hello from alice\"}");
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.headers().firstValue("X-Consistency-Token")).isPresent();
+        final Matcher id = Pattern.compile("\"id\":(\\d+)").matcher(created.body());
+        assertThat(id.find()).as(created.body()).isTrue();
+
+        final HttpResponse<String> aliceReads = send("alice", "GET", "/api/notes/" + id.group(1), null);
+        assertThat(aliceReads.statusCode()).isEqualTo(200);
+        assertThat(aliceReads.body()).contains("hello from alice");
+        assertThat(aliceReads.headers().firstValue("X-Served-By")).contains("primary");
+
+        final HttpResponse<String> bobReads = send("bob", "GET", "/api/notes/" + id.group(1), null);
+        assertThat(bobReads.statusCode()).isEqualTo(404);
+        assertThat(bobReads.headers().firstValue("X-Served-By").orElseThrow()).startsWith("replica");
+
+        final HttpResponse<String> fresh = send("bob", "GET", "/api/notes/" + id.group(1) + "/fresh", null);
+        assertThat(fresh.statusCode()).isEqualTo(200);
+        assertThat(fresh.headers().firstValue("X-Served-By")).contains("primary");
+
+        assertThat(send("alice", "POST", "/demo/replicas/resume", "").statusCode())
+                .isEqualTo(200);
+        assertThat(send("bob", "GET", "/api/notes/" + id.group(1), null).statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void health_showsThePrimaryAndBothReplicas() throws Exception {
+        final HttpResponse<String> health = send(null, "GET", "/actuator/health/hibernateRouting", null);
+        assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+        assertThat(health.body()).contains("\"primary\"", "\"replica1\"", "\"replica2\"");
+    }
+
+    private static HttpResponse<String> send(String user, String method, String path, String json) throws Exception {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method(
+                        method,
+                        json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
+        if (json != null) {
+            request.header("Content-Type", "application/json");
+        }
+        if (user != null) {
+            request.header(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString((user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)));
+        }
+        return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
