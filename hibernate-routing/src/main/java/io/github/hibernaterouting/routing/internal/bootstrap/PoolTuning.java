@@ -89,7 +89,9 @@ record PoolTuning(
                     ? Duration.ofMillis(250)
                     : connectionTimeout.dividedBy(2);
         }
-        if (validation.compareTo(connectionTimeout) >= 0) {
+        // A value given in the key must leave time to fail over; a default adapts to the connection timeout
+        // (at its 250ms floor the validation timeout equals it: HikariCP's own floor is 250ms too).
+        if (validation.compareTo(connectionTimeout) >= 0 && SettingValues.string(settings, keys[4]) != null) {
             throw new RoutingConfigurationException(
                     keys[4],
                     String.valueOf(settings.get(keys[4]) != null ? settings.get(keys[4]) : fallbacks[4]),

@@ -78,6 +78,17 @@ class PoolTuningTest {
     }
 
     @Test
+    void replicaValidationTimeoutByDefault_adaptsToTheShortestReplicaConnectionTimeout() {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.REPLICA_CONNECTION_TIMEOUT, "250ms");
+        assertThat(config(settings).replicaPool.tuning().validationTimeout()).hasMillis(250);
+        settings.put(RoutingSettings.REPLICA_CONNECTION_TIMEOUT, "400ms");
+        assertThat(config(settings).replicaPool.tuning().validationTimeout()).hasMillis(250);
+        settings.put(RoutingSettings.REPLICA_CONNECTION_TIMEOUT, "1s");
+        assertThat(config(settings).replicaPool.tuning().validationTimeout()).hasMillis(500);
+    }
+
+    @Test
     void poolMeters_goToTheConfiguredRegistry_elseTheGlobalOne_unlessHikariSettingsNameOne() {
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         final Map<String, Object> settings = base();
