@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.sample.liberty;
+package io.github.hibernaterouting.sample.payara;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,18 +26,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sample deployed to two Open Liberty servers (Hibernate ORM as the container's provider, a JTA
+ * The sample deployed to two Payara Micro instances (Hibernate ORM as the container's provider, a JTA
  * persistence unit, a container-managed EntityManager in container-managed transactions) on an
  * embedded primary with two streaming standbys, checked over HTTP.
  */
-class LibertySampleIT {
+class PayaraSampleIT {
     private static final String ALICE = "demo-alice";
     private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
     private static final Pattern WORDS = Pattern.compile("\"words\"\\s*:\\s*(\\d+)");
 
     private static PostgresCluster cluster;
-    private static LibertyServer serverA;
-    private static LibertyServer serverB;
+    private static PayaraServer serverA;
+    private static PayaraServer serverB;
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -47,8 +47,8 @@ class LibertySampleIT {
         applySchema();
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         // Both at once: each takes most of its start-up time in its own JVM.
-        serverA = LibertyServer.start("sampleA", cluster);
-        serverB = LibertyServer.start("sampleB", cluster);
+        serverA = PayaraServer.start("sampleA", cluster);
+        serverB = PayaraServer.start("sampleB", cluster);
         serverA.awaitStarted(Duration.ofMinutes(3));
         serverB.awaitStarted(Duration.ofMinutes(3));
     }
@@ -160,7 +160,7 @@ class LibertySampleIT {
         assertThat(Integer.parseInt(words.group(1))).isEqualTo(6);
     }
 
-    private static HttpResponse<String> post(LibertyServer server, String path, String title) throws Exception {
+    private static HttpResponse<String> post(PayaraServer server, String path, String title) throws Exception {
         return send(
                 server,
                 HttpRequest.newBuilder(server.uri().resolve(path))
@@ -168,11 +168,11 @@ class LibertySampleIT {
                         .header("Content-Type", "application/json"));
     }
 
-    private static HttpResponse<String> get(LibertyServer server, String path) throws Exception {
+    private static HttpResponse<String> get(PayaraServer server, String path) throws Exception {
         return send(server, HttpRequest.newBuilder(server.uri().resolve(path)).GET());
     }
 
-    private static HttpResponse<String> send(LibertyServer server, HttpRequest.Builder request) throws Exception {
+    private static HttpResponse<String> send(PayaraServer server, HttpRequest.Builder request) throws Exception {
         return HTTP.send(
                 request.header("Authorization", "Bearer " + ALICE)
                         .timeout(Duration.ofSeconds(30))
@@ -216,7 +216,7 @@ class LibertySampleIT {
     private static void applySchema() throws IOException, SQLException {
         final String script;
         try (InputStream in = Objects.requireNonNull(
-                LibertySampleIT.class.getResourceAsStream("/db/schema.sql"), "db/schema.sql on the class path")) {
+                PayaraSampleIT.class.getResourceAsStream("/db/schema.sql"), "db/schema.sql on the class path")) {
             script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         try (Connection connection = cluster.connect(cluster.primary());

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.sample.liberty;
+package io.github.hibernaterouting.sample.payara;
 
 import io.github.hibernaterouting.sample.domain.UnitOfWork;
 import jakarta.annotation.Resource;

@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.sample.liberty;
+package io.github.hibernaterouting.sample.payara;
 
 import io.github.hibernaterouting.sample.web.ApiResources;
 import jakarta.ws.rs.core.Application;

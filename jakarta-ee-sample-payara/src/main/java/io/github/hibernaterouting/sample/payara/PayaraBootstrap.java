@@ -1,4 +1,4 @@
-package io.github.hibernaterouting.sample.liberty;
+package io.github.hibernaterouting.sample.payara;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.sample.NodeNames;
@@ -33,9 +33,9 @@ import javax.sql.DataSource;
  * <p>The schema must exist before the application starts (the persistence unit checks the stamp
  * column at bootstrap): run {@code db/schema.sql} on the primary first, as a migration would.
  */
-public class LibertyBootstrap implements ServletContextListener {
+public class PayaraBootstrap implements ServletContextListener {
     /** The primary's data source, as in {@code persistence.xml}'s {@code <jta-data-source>}. */
-    static final String PRIMARY_DATA_SOURCE = "jdbc/primary";
+    static final String PRIMARY_DATA_SOURCE = "java:global/jdbc/primary";
 
     @PersistenceUnit(unitName = "sample")
     private EntityManagerFactory emf;
