@@ -8,7 +8,7 @@ import java.util.function.Function;
  * deployment provides. The resources, the authentication filter and the worker call only this, so
  * the same code runs resource-local on the embedded Jetty ({@link ResourceLocalUnitOfWork}) and
  * container-managed on a Jakarta EE server (a bean with {@code @PersistenceContext} and
- * {@code @Transactional}, in the {@code jakarta-ee-sample-liberty} module).
+ * {@code @Transactional}, in the {@code jakarta-ee-sample-payara} module).
  *
  * <p>Each call is one unit of work with one persistence context: its reads and writes, and the
  * {@code X-Served-By} probe at its end, are routed together. Implementations are thread-safe; the
