@@ -3,6 +3,8 @@ package io.github.hibernaterouting.sample;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StampedWork;
 import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
+import io.github.hibernaterouting.sample.domain.ResourceLocalUnitOfWork;
+import io.github.hibernaterouting.sample.domain.UnitOfWork;
 import io.github.hibernaterouting.sample.web.NoteEvents;
 import io.github.hibernaterouting.sample.worker.WordCountWorker;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,6 +18,7 @@ import jakarta.servlet.ServletContextListener;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +48,7 @@ public class SampleBootstrap implements ServletContextListener {
     private static final Logger LOG = LoggerFactory.getLogger(SampleBootstrap.class);
     private static final String REGISTRY = PrometheusMeterRegistry.class.getName();
     private static final String WORKER = WordCountWorker.class.getName();
+    private static final String UNIT_OF_WORK = UnitOfWork.class.getName();
     private static final String EVENTS = NoteEvents.class.getName();
     private static final String NODE_NAMES = NodeNames.class.getName();
 
@@ -70,10 +74,33 @@ public class SampleBootstrap implements ServletContextListener {
             settings.forEach((key, value) -> properties.put(String.valueOf(key), value));
         }
         final EntityManagerFactory emf = Persistence.createEntityManagerFactory("sample", properties);
+        start(context, emf, new ResourceLocalUnitOfWork(emf), Thread::new, servers.nodeNames(), registry);
+    }
+
+    /**
+     * Starts what the application shares on top of a persistence unit, whoever built it, and puts it
+     * into the servlet context: the event streams, the worker, and the context attributes the routing
+     * filter, the resources and the servlets read.
+     *
+     * @param emf the persistence unit (the routing filter's and the worker's)
+     * @param unitOfWork where the resources, the authentication filter and the worker get their EntityManager
+     * @param threads makes the worker's thread
+     * @param nodeNames the port→name map behind {@code X-Served-By}
+     * @param registry the registry behind {@code /metrics}
+     */
+    public static void start(
+            ServletContext context,
+            EntityManagerFactory emf,
+            UnitOfWork unitOfWork,
+            ThreadFactory threads,
+            NodeNames nodeNames,
+            PrometheusMeterRegistry registry) {
         final NoteEvents events = new NoteEvents();
         final WordCountWorker worker = new WordCountWorker(
                 emf,
-                servers.nodeNames(),
+                unitOfWork,
+                threads,
+                nodeNames,
                 whenBehind(context),
                 (message, count) -> events.publish(
                         message.ownerId(),
@@ -85,10 +112,11 @@ public class SampleBootstrap implements ServletContextListener {
                                 "deliveries", count.getAttempts())));
 
         context.setAttribute(ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, emf);
+        context.setAttribute(UNIT_OF_WORK, unitOfWork);
         context.setAttribute(REGISTRY, registry);
         context.setAttribute(WORKER, worker);
         context.setAttribute(EVENTS, events);
-        context.setAttribute(NODE_NAMES, servers.nodeNames());
+        context.setAttribute(NODE_NAMES, nodeNames);
     }
 
     /**
@@ -110,7 +138,7 @@ public class SampleBootstrap implements ServletContextListener {
         return properties;
     }
 
-    private static StampedWork.WhenBehind whenBehind(ServletContext context) {
+    static StampedWork.WhenBehind whenBehind(ServletContext context) {
         String value = System.getenv("SAMPLE_WORKER_WHEN_BEHIND");
         if (value == null || value.isBlank()) {
             value = context.getInitParameter(WORKER_WHEN_BEHIND);
@@ -127,11 +155,24 @@ public class SampleBootstrap implements ServletContextListener {
 
     @Override
     public void contextDestroyed(ServletContextEvent event) {
-        final ServletContext context = event.getServletContext();
-        // Reverse order of start: nothing may use the persistence unit once it is closed.
+        stop(event.getServletContext(), true);
+    }
+
+    /**
+     * Stops what {@link #start} started, in reverse order.
+     *
+     * @param closeEntityManagerFactory whether to close the persistence unit too: not one the container manages
+     */
+    public static void stop(ServletContext context, boolean closeEntityManagerFactory) {
+        // Nothing may use the persistence unit once it is closed.
         close(context, WORKER);
         close(context, EVENTS);
-        close(context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY);
+        context.removeAttribute(UNIT_OF_WORK);
+        if (closeEntityManagerFactory) {
+            close(context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY);
+        } else {
+            context.removeAttribute(ReadYourWritesFilter.ENTITY_MANAGER_FACTORY);
+        }
         close(context, REGISTRY);
     }
 
@@ -152,6 +193,11 @@ public class SampleBootstrap implements ServletContextListener {
     /** The persistence unit. */
     public static EntityManagerFactory entityManagerFactory(ServletContext context) {
         return required(context, ReadYourWritesFilter.ENTITY_MANAGER_FACTORY, EntityManagerFactory.class);
+    }
+
+    /** Where the request's EntityManager and transaction come from. */
+    public static UnitOfWork unitOfWork(ServletContext context) {
+        return required(context, UNIT_OF_WORK, UnitOfWork.class);
     }
 
     /** The registry behind {@code /metrics}. */

@@ -135,6 +135,48 @@ class SampleApplicationIT {
     }
 
     @Test
+    void dryRun_insertsInATransactionThatRollsBack_leavingNoRowAndNoStamp(RunningSample sample) throws Exception {
+        final PostgresCluster cluster = sample.servers().cluster();
+        // A committed write first, so that the user has a stamp a rolled-back write could wrongly move.
+        assertThat(sample.createNote("demo-bob", "Before the dry run", "kept").statusCode())
+                .isEqualTo(201);
+        final String stampBefore = stamp(cluster, "demo-bob");
+        assertThat(stampBefore).isNotNull();
+
+        final HttpResponse<String> dryRun = sample.send(sample.request("api/notes?dryRun=true", "demo-bob")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"title\":\"Dry run\",\"body\":\"not kept\"}")));
+
+        assertThat(dryRun.statusCode()).as(dryRun.body()).isEqualTo(200);
+        assertThat(dryRun.headers().firstValue("X-Served-By")).hasValue("primary");
+        assertThat(dryRun.headers().firstValue("X-Consistency-Token")).isEmpty();
+        final Matcher id = ID.matcher(dryRun.body());
+        assertThat(id.find()).as("the id the insert got, in %s", dryRun.body()).isTrue();
+        try (var connection = cluster.connect(cluster.primary());
+                var statement = connection.prepareStatement("select count(*) from notes where id = ?")) {
+            statement.setLong(1, Long.parseLong(id.group(1)));
+            try (var result = statement.executeQuery()) {
+                result.next();
+                assertThat(result.getLong(1)).as("rows of the rolled-back note").isZero();
+            }
+        }
+        assertThat(stamp(cluster, "demo-bob")).as("the user's stamp").isEqualTo(stampBefore);
+    }
+
+    /** The user's stamp, read on the primary. */
+    private static String stamp(PostgresCluster cluster, String apiKey) throws Exception {
+        try (var connection = cluster.connect(cluster.primary());
+                var statement =
+                        connection.prepareStatement("select read_after_write_lsn::text from users where api_key = ?")) {
+            statement.setString(1, apiKey);
+            try (var result = statement.executeQuery()) {
+                result.next();
+                return result.getString(1);
+            }
+        }
+    }
+
+    @Test
     void patchAndDelete_changeTheNote_andTheNextReadSeesIt(RunningSample sample) throws Exception {
         final String location = sample.createNote("demo-bob", "Draft", "first words")
                 .headers()

@@ -4,8 +4,6 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.sample.SampleBootstrap;
 import io.github.hibernaterouting.sample.domain.User;
 import io.github.hibernaterouting.sample.domain.UserRepository;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpFilter;
@@ -53,10 +51,9 @@ public class AuthenticationFilter extends HttpFilter {
     }
 
     private Optional<AuthenticatedUser> authenticate(String apiKey) {
-        final EntityManagerFactory emf = SampleBootstrap.entityManagerFactory(getServletContext());
-        try (EntityManager em = emf.createEntityManager()) {
-            return new UserRepository(em).findByApiKeyOnPrimary(apiKey).map(AuthenticationFilter::toPrincipal);
-        }
+        return SampleBootstrap.unitOfWork(getServletContext())
+                .read(em ->
+                        new UserRepository(em).findByApiKeyOnPrimary(apiKey).map(AuthenticationFilter::toPrincipal));
     }
 
     private static AuthenticatedUser toPrincipal(User user) {

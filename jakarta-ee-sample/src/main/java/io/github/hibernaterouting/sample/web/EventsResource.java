@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.sample.web;
 
 import io.github.hibernaterouting.sample.SampleBootstrap;
-import jakarta.persistence.EntityManager;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -33,10 +32,8 @@ public class EventsResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void subscribe(@Context SseEventSink sink, @Context Sse sse) {
         final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
-        final String servedBy;
-        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
-            servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
-        }
+        final String servedBy = SampleBootstrap.unitOfWork(context)
+                .read(em -> ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context)));
         sink.send(sse.newEventBuilder()
                 .name("hello")
                 .mediaType(MediaType.APPLICATION_JSON_TYPE)

@@ -5,7 +5,6 @@ import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import io.github.hibernaterouting.sample.SampleBootstrap;
 import io.github.hibernaterouting.sample.domain.User;
 import io.github.hibernaterouting.sample.domain.UserRepository;
-import jakarta.persistence.EntityManager;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -35,7 +34,7 @@ public class MeResource {
     @RoutingStrategy(Strategy.PRIMARY)
     public Response me() {
         final AuthenticatedUser principal = (AuthenticatedUser) security.getUserPrincipal();
-        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
+        return SampleBootstrap.unitOfWork(context).read(em -> {
             final User user = new UserRepository(em).findById(principal.id()).orElseThrow();
             final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
             final Map<String, Object> account = new LinkedHashMap<>();
@@ -44,6 +43,6 @@ public class MeResource {
             account.put("canWrite", user.canWrite());
             account.put("lastWritePosition", user.getReadAfterWriteLsn());
             return Response.ok(account).header(ServedBy.HEADER, servedBy).build();
-        }
+        });
     }
 }

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.sample.SampleBootstrap;
 import io.github.hibernaterouting.sample.domain.Note;
 import io.github.hibernaterouting.sample.domain.NoteRepository;
+import io.github.hibernaterouting.sample.domain.UnitOfWork;
 import io.github.hibernaterouting.sample.worker.NoteMessage;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -55,27 +56,43 @@ public class NotesResource {
     @Context
     private UriInfo uriInfo;
 
-    /** Creates a note; {@code 201} with its location, then the worker counts its words. */
+    /**
+     * Creates a note; {@code 201} with its location, then the worker counts its words. With
+     * {@code ?dryRun=true} the note is inserted, constraints and all, in a transaction that is then
+     * rolled back: {@code 200} with the note as it would be stored, nothing kept, no commit position.
+     */
     @POST
-    public Response create(NoteInput input) {
+    public Response create(NoteInput input, @QueryParam("dryRun") @DefaultValue("false") boolean dryRun) {
         final AuthenticatedUser user = user();
-        return withEntityManager(em -> {
-            final String problem = validate(input, true);
-            if (problem != null) {
-                return badRequest(problem);
-            }
-            em.getTransaction().begin();
+        final String problem = validate(input, true);
+        if (problem != null) {
+            return badRequest(problem).build();
+        }
+        final Served<Note> created = unitOfWork().write(em -> {
             final Note note = new NoteRepository(em).create(new Note(user.id(), input.title(), input.body()));
-            em.getTransaction().commit();
-            // Stamped after the commit, so the worker's read on a replica is sure to see the note.
-            final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf());
-            SampleBootstrap.worker(context).publish(new NoteMessage(note.getId(), user.id(), stamp));
-            SampleBootstrap.events(context).publish(user.id(), "note-created", Map.of("noteId", note.getId()));
-            final URI location = uriInfo.getAbsolutePathBuilder()
-                    .path(Long.toString(note.getId()))
-                    .build();
-            return Response.created(location).entity(NoteJson.of(note, null));
+            em.flush();
+            if (dryRun) {
+                unitOfWork().setRollbackOnly(em);
+            }
+            return new Served<>(note, ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context)));
         });
+        final Note note = created.value();
+        if (dryRun) {
+            return Response.ok(NoteJson.of(note, null))
+                    .header(ServedBy.HEADER, created.servedBy())
+                    .build();
+        }
+        // Stamped after the commit, so the worker's read on a replica is sure to see the note.
+        final ConsistencyToken stamp = ReadYourWrites.currentPosition(emf());
+        SampleBootstrap.worker(context).publish(new NoteMessage(note.getId(), user.id(), stamp));
+        SampleBootstrap.events(context).publish(user.id(), "note-created", Map.of("noteId", note.getId()));
+        final URI location = uriInfo.getAbsolutePathBuilder()
+                .path(Long.toString(note.getId()))
+                .build();
+        return Response.created(location)
+                .entity(NoteJson.of(note, null))
+                .header(ServedBy.HEADER, created.servedBy())
+                .build();
     }
 
     /** The user's latest notes; may lag a moment behind their writes (see {@link NoteRepository#listByOwner}). */
@@ -87,7 +104,7 @@ public class NotesResource {
         if (limit < 0) {
             return badRequest("limit must be a number between 1 and 100").build();
         }
-        return withEntityManager(Strategy.STALE_READ, em -> {
+        return read(Strategy.STALE_READ, em -> {
             final List<NoteJson> notes = new NoteRepository(em)
                     .listByOwner(user.id(), limit).stream()
                             .map(note -> NoteJson.of(note, null))
@@ -101,7 +118,7 @@ public class NotesResource {
     @Path("{id}")
     public Response get(@PathParam("id") long id) {
         final AuthenticatedUser user = user();
-        return withEntityManager(em -> {
+        return read(null, em -> {
             final NoteRepository notes = new NoteRepository(em);
             return notes.find(id, user.id())
                     .map(note ->
@@ -115,15 +132,13 @@ public class NotesResource {
     @Path("{id}")
     public Response update(@PathParam("id") long id, NoteInput input) {
         final AuthenticatedUser user = user();
-        return withEntityManager(em -> {
-            final String problem = validate(input, false);
-            if (problem != null) {
-                return badRequest(problem);
-            }
-            em.getTransaction().begin();
+        final String problem = validate(input, false);
+        if (problem != null) {
+            return badRequest(problem).build();
+        }
+        return write(em -> {
             final Optional<Note> found = new NoteRepository(em).find(id, user.id());
             if (found.isEmpty()) {
-                em.getTransaction().rollback();
                 return notFound();
             }
             final Note note = found.get();
@@ -133,8 +148,8 @@ public class NotesResource {
             if (input.body() != null) {
                 note.setBody(input.body());
             }
-            // A concurrent change fails the versioned update: ApiExceptionMapper answers 409.
-            em.getTransaction().commit();
+            // A concurrent change fails the versioned update when it is flushed: ApiExceptionMapper answers 409.
+            em.flush();
             return Response.ok(NoteJson.of(note, null));
         });
     }
@@ -144,16 +159,14 @@ public class NotesResource {
     @Path("{id}")
     public Response delete(@PathParam("id") long id) {
         final AuthenticatedUser user = user();
-        return withEntityManager(em -> {
-            em.getTransaction().begin();
+        return write(em -> {
             final NoteRepository notes = new NoteRepository(em);
             final Optional<Note> found = notes.find(id, user.id());
             if (found.isEmpty()) {
-                em.getTransaction().rollback();
                 return notFound();
             }
             notes.delete(found.get());
-            em.getTransaction().commit();
+            em.flush();
             return Response.noContent();
         });
     }
@@ -167,25 +180,31 @@ public class NotesResource {
         return SampleBootstrap.entityManagerFactory(context);
     }
 
-    /** Runs {@code work} with a new EntityManager and adds {@code X-Served-By} from that EntityManager. */
-    private Response withEntityManager(Function<EntityManager, Response.ResponseBuilder> work) {
-        return withEntityManager(null, work);
+    private UnitOfWork unitOfWork() {
+        return SampleBootstrap.unitOfWork(context);
     }
 
-    /** The same, for work whose reads carry a {@code hinted} strategy. */
-    private Response withEntityManager(Strategy hinted, Function<EntityManager, Response.ResponseBuilder> work) {
-        try (EntityManager em = emf().createEntityManager()) {
-            try {
-                final Response.ResponseBuilder response = work.apply(em);
-                final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context), hinted);
-                return response.header(ServedBy.HEADER, servedBy).build();
-            } finally {
-                if (em.getTransaction().isActive()) {
-                    em.getTransaction().rollback();
-                }
-            }
-        }
+    /**
+     * Runs {@code work} as one reading unit of work and adds {@code X-Served-By} from its
+     * EntityManager; {@code hinted} is the strategy its reads carry as a hint, or {@code null}.
+     */
+    private Response read(Strategy hinted, Function<EntityManager, Response.ResponseBuilder> work) {
+        return unitOfWork()
+                .read(em -> work.apply(em)
+                        .header(ServedBy.HEADER, ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context), hinted)))
+                .build();
     }
+
+    /** The same in a transaction: the response is built once it committed. */
+    private Response write(Function<EntityManager, Response.ResponseBuilder> work) {
+        return unitOfWork()
+                .write(em -> work.apply(em)
+                        .header(ServedBy.HEADER, ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context))))
+                .build();
+    }
+
+    /** A unit of work's result with the node its last read went to. */
+    private record Served<T>(T value, String servedBy) {}
 
     /** The limit, or -1 unless it is a number from 1 to 100. */
     private static int parseLimit(String value) {

@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.sample.web;
 
 import io.github.hibernaterouting.sample.SampleBootstrap;
-import jakarta.persistence.EntityManager;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -37,7 +36,7 @@ public class RawNotesResource {
     @GET
     public Response get(@PathParam("id") long id) {
         final AuthenticatedUser user = (AuthenticatedUser) security.getUserPrincipal();
-        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
+        return SampleBootstrap.unitOfWork(context).read(em -> {
             final List<?> titles = em.createNativeQuery("select title from notes where id = ?1 and owner_id = ?2")
                     .setParameter(1, id)
                     .setParameter(2, user.id())
@@ -53,7 +52,7 @@ public class RawNotesResource {
             note.put("id", id);
             note.put("title", titles.get(0));
             return Response.ok(note).header(ServedBy.HEADER, servedBy).build();
-        }
+        });
     }
 
     /** Sets the title by a native {@code update} in a transaction; {@code 404} if the user has no such note. */
@@ -68,22 +67,13 @@ public class RawNotesResource {
                     .entity(ApiError.body(400, "title must be 1 to 200 characters"))
                     .build();
         }
-        try (EntityManager em = SampleBootstrap.entityManagerFactory(context).createEntityManager()) {
-            em.getTransaction().begin();
-            final int updated;
-            try {
-                updated = em.createNativeQuery(
-                                "update notes set title = ?1, version = version + 1 where id = ?2 and owner_id = ?3")
-                        .setParameter(1, input.title())
-                        .setParameter(2, id)
-                        .setParameter(3, user.id())
-                        .executeUpdate();
-                em.getTransaction().commit();
-            } finally {
-                if (em.getTransaction().isActive()) {
-                    em.getTransaction().rollback();
-                }
-            }
+        return SampleBootstrap.unitOfWork(context).write(em -> {
+            final int updated = em.createNativeQuery(
+                            "update notes set title = ?1, version = version + 1 where id = ?2 and owner_id = ?3")
+                    .setParameter(1, input.title())
+                    .setParameter(2, id)
+                    .setParameter(3, user.id())
+                    .executeUpdate();
             final String servedBy = ServedBy.lastReadNode(em, SampleBootstrap.nodeNames(context));
             if (updated == 0) {
                 return Response.status(Response.Status.NOT_FOUND)
@@ -94,6 +84,6 @@ public class RawNotesResource {
             return Response.ok(Map.of("id", id, "title", input.title()))
                     .header(ServedBy.HEADER, servedBy)
                     .build();
-        }
+        });
     }
 }

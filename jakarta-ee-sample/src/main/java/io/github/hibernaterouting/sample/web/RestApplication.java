@@ -1,6 +1,5 @@
 package io.github.hibernaterouting.sample.web;
 
-import io.github.hibernaterouting.routing.servlet.RoutingStrategyFeature;
 import jakarta.ws.rs.core.Application;
 import java.util.Set;
 import org.glassfish.jersey.jackson.JacksonFeature;
@@ -9,15 +8,7 @@ import org.glassfish.jersey.jackson.JacksonFeature;
 public class RestApplication extends Application {
     @Override
     public Set<Class<?>> getClasses() {
-        // RoutingStrategyFeature makes @RoutingStrategy on resource methods work; ApiExceptionMapper answers every
-        // exception as the API's JSON error.
-        return Set.of(
-                NotesResource.class,
-                RawNotesResource.class,
-                MeResource.class,
-                EventsResource.class,
-                RoutingStrategyFeature.class,
-                ApiExceptionMapper.class);
+        return ApiResources.CLASSES;
     }
 
     @Override

@@ -7,14 +7,15 @@ import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.sample.NodeNames;
 import io.github.hibernaterouting.sample.domain.Note;
 import io.github.hibernaterouting.sample.domain.NoteWordCount;
+import io.github.hibernaterouting.sample.domain.UnitOfWork;
 import io.github.hibernaterouting.sample.web.ServedBy;
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -38,7 +39,7 @@ public final class WordCountWorker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WordCountWorker.class);
 
-    private final EntityManagerFactory emf;
+    private final UnitOfWork unitOfWork;
     private final NodeNames nodeNames;
     private final StampedWork work;
     private final BlockingQueue<Delivery> queue = new DelayQueue<>();
@@ -50,15 +51,20 @@ public final class WordCountWorker implements AutoCloseable {
     /**
      * Starts the consumer thread.
      *
+     * @param unitOfWork where the worker's reads and writes run
+     * @param threads makes the consumer thread (on a Jakarta EE server: its managed thread factory, so that the
+     *     thread has the application's context)
      * @param whenBehind what to do with a message no replica has caught up with
      * @param onCounted called on the worker thread after each count is stored (the event stream)
      */
     public WordCountWorker(
             EntityManagerFactory emf,
+            UnitOfWork unitOfWork,
+            ThreadFactory threads,
             NodeNames nodeNames,
             StampedWork.WhenBehind whenBehind,
             BiConsumer<NoteMessage, NoteWordCount> onCounted) {
-        this.emf = emf;
+        this.unitOfWork = unitOfWork;
         this.nodeNames = nodeNames;
         this.onCounted = onCounted;
         // Short backoff: a replica that is behind usually catches up within milliseconds, and the demo should show it.
@@ -66,7 +72,8 @@ public final class WordCountWorker implements AutoCloseable {
                 .whenBehind(whenBehind)
                 .retryBackoff(Duration.ofMillis(200), Duration.ofSeconds(5))
                 .build();
-        this.thread = new Thread(this::consume, "sample-word-count-worker");
+        this.thread = threads.newThread(this::consume);
+        this.thread.setName("sample-word-count-worker");
         this.thread.setDaemon(true);
         this.thread.start();
     }
@@ -125,32 +132,38 @@ public final class WordCountWorker implements AutoCloseable {
 
     /** Reads the note (from a replica at or past the message's stamp), then stores its word count on the primary. */
     private void count(NoteMessage message, int attempt) {
-        try (EntityManager em = emf.createEntityManager()) {
+        final NoteWordCount count = unitOfWork.read(em -> {
             final Note note = em.find(Note.class, message.noteId());
             final String readFrom = ServedBy.lastReadNode(em, nodeNames);
             if (note == null) {
                 // Deleted since: the stamp guarantees the insert was visible, so this is not replication lag.
                 LOG.info("Note {} is gone (read from {}); nothing to count", message.noteId(), readFrom);
-                return;
+                return null;
             }
             final String text = note.getTitle() + " " + note.getBody();
             final int words = text.isBlank() ? 0 : text.trim().split("\\s+").length;
-            final NoteWordCount count = new NoteWordCount(note.getId(), words, readFrom, attempt);
-            em.getTransaction().begin();
-            try {
-                em.persist(count);
-                em.getTransaction().commit();
-            } catch (PersistenceException e) {
-                if (em.getTransaction().isActive()) {
-                    em.getTransaction().rollback();
-                }
-                // Most likely the note was deleted between the read and the insert.
-                LOG.info("Could not store the word count of note {}: {}", message.noteId(), e.getMessage());
-                return;
-            }
-            LOG.info("Note {}: {} words, read from {} on delivery {}", note.getId(), words, readFrom, attempt);
-            onCounted.accept(message, count);
+            return new NoteWordCount(note.getId(), words, readFrom, attempt);
+        });
+        if (count == null) {
+            return;
         }
+        try {
+            unitOfWork.write(em -> {
+                em.persist(count);
+                return count;
+            });
+        } catch (PersistenceException e) {
+            // Most likely the note was deleted between the read and the insert.
+            LOG.info("Could not store the word count of note {}: {}", message.noteId(), e.getMessage());
+            return;
+        }
+        LOG.info(
+                "Note {}: {} words, read from {} on delivery {}",
+                count.getNoteId(),
+                count.getWords(),
+                count.getReadFrom(),
+                attempt);
+        onCounted.accept(message, count);
     }
 
     /** Stops the consumer thread, dropping queued messages (they are in memory only). */

@@ -76,7 +76,8 @@ public final class JtaTransactions {
                 "The data source of " + node + " in " + RoutingSettings.REPLICA_DATASOURCES
                         + " enlisted its connection in the JTA transaction; replica reads must never join a"
                         + " global transaction. Declare the replica data sources non-transactional (Open Liberty:"
-                        + " transactional=\"false\" on the <dataSource>; WildFly: jta=\"false\"; a pool that"
+                        + " transactional=\"false\" on the <dataSource>; Payara and other Jakarta EE servers:"
+                        + " <transactional>false</transactional> in the <data-source>; WildFly: jta=\"false\"; a pool that"
                         + " is not JTA-aware, such as HikariCP, needs nothing)");
     }
 
