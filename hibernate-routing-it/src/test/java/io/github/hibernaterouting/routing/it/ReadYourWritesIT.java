@@ -715,6 +715,10 @@ class ReadYourWritesIT {
         assertThat(ran).as("the handler never ran").isFalse();
 
         cluster.resumeAll();
+        // Once the library knows the standbys caught up: right after a timeout it treats them as standing
+        // still until it sees them replay again (its health check, or a gate check 100 ms later).
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        runtime(emf).checkReplicasNow();
         final Node afterCatchUp = retrying.call(stamp, 4, () -> readNoteAs(emf, "worker", null, id));
         assertThat(afterCatchUp.isPrimary()).isFalse();
     }

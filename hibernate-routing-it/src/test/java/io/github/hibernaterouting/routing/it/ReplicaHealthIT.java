@@ -211,8 +211,10 @@ class ReplicaHealthIT extends RoutingFixture {
                 served = servedByFreshSessions(blockable, 4);
             }
             assertThat(Duration.ofNanos(System.nanoTime() - blockedAt))
-                    .as("the lag data went stale after the bound (1 s), not before")
-                    .isGreaterThanOrEqualTo(Duration.ofMillis(900));
+                    // The bound counts from the last successful check, which can be one health-check interval
+                    // (100 ms), and more on a loaded machine, before the block.
+                    .as("the lag data went stale about the bound (1 s) after the last check, not at the block")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(750));
         } finally {
             BlockableDriver.unblockAll();
         }

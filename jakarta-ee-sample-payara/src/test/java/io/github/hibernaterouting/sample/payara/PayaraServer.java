@@ -124,29 +124,36 @@ final class PayaraServer implements AutoCloseable {
      * JDK 21+ under {@code /usr/lib/jvm}.
      */
     static Path javaHome() {
+        return findJavaHome().orElseThrow(() -> new IllegalStateException(missingJavaMessage()));
+    }
+
+    /** {@link #javaHome()}, or empty when there is no JDK 21 or later. */
+    static Optional<Path> findJavaHome() {
         final String configured = System.getProperty("sample.payara.javaHome", "");
         if (!configured.isBlank() && !configured.startsWith("${")) {
-            return Path.of(configured);
+            return Optional.of(Path.of(configured));
         }
         if (Runtime.version().feature() >= 21) {
-            return Path.of(System.getProperty("java.home"));
+            return Optional.of(Path.of(System.getProperty("java.home")));
         }
         final Path jvms = Path.of("/usr/lib/jvm");
-        if (Files.isDirectory(jvms)) {
-            try (Stream<Path> candidates = Files.list(jvms)) {
-                final Optional<Path> found = candidates
-                        .filter(home -> Files.isExecutable(home.resolve("bin/java")))
-                        .filter(home -> feature(home) >= 21)
-                        .max(Comparator.comparingInt(PayaraServer::feature));
-                if (found.isPresent()) {
-                    return found.get();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        if (!Files.isDirectory(jvms)) {
+            return Optional.empty();
         }
-        throw new IllegalStateException("Payara Micro 7 needs Java 21 or later and this build runs on "
-                + Runtime.version().feature() + ": set -Dpayara.java.home=/path/to/jdk21 (or PAYARA_JAVA_HOME)");
+        try (Stream<Path> candidates = Files.list(jvms)) {
+            return candidates
+                    .filter(home -> Files.isExecutable(home.resolve("bin/java")))
+                    .filter(home -> feature(home) >= 21)
+                    .max(Comparator.comparingInt(PayaraServer::feature));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String missingJavaMessage() {
+        return "Payara Micro 7 needs Java 21 or later and this build runs on "
+                + Runtime.version().feature()
+                + ", with no JDK 21+ under /usr/lib/jvm: set -Dpayara.java.home=/path/to/jdk21 (or PAYARA_JAVA_HOME)";
     }
 
     /** The feature version in a JDK's {@code release} file, or 0. */
