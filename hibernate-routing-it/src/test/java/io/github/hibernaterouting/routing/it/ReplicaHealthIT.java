@@ -174,6 +174,12 @@ class ReplicaHealthIT extends RoutingFixture {
                 awaitTrue(
                         () -> paused.lagBytes() > 64 * 1024, "the paused standby's lag is seen while the pool is full");
                 cluster.awaitReplay(cluster.standby(2), cluster.currentWalLsn(), Duration.ofSeconds(30));
+                // And the library has seen it: a check taken while standby 2 was still replaying the insert
+                // found it over the bound too, and then every read would wait for the full primary pool.
+                final ReplicaNode replaying = runtime(bounded).replicas().get(1);
+                awaitTrue(
+                        () -> replaying.lagBytes() >= 0 && replaying.lagBytes() <= 64 * 1024,
+                        "standby 2's lag is seen back within the bound while the pool is full");
                 assertThat(servedByFreshSessions(bounded, 6)).containsExactly(cluster.standby(2));
             } finally {
                 for (EntityManager em : holders) {
