@@ -1,5 +1,19 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
+import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
+import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
+import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
+import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
+import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
+import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
+import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
+import io.github.hibernaterouting.routing.internal.session.WritePolicy;
+import io.github.hibernaterouting.routing.sql.SqlClassifier;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -8,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,6 +36,42 @@ import javax.sql.DataSource;
  * WAL positions) answer as a caught-up standby or an idle primary would.
  */
 final class FakeServer {
+    /**
+     * A routed connection over {@code primary} and one replica, {@code replica} (named {@code replica1}),
+     * with the library's defaults: {@code READ_AFTER_WRITE}, {@code FALLBACK}, lazy transactions, no wait.
+     */
+    static RoutingConnection routedConnection(FakeServer primary, FakeServer replica) {
+        final RoutingMetrics metrics = new RoutingMetrics(new SimpleMeterRegistry(), "test", List.of("replica1"));
+        final ReplicaNode node = new ReplicaNode(
+                0, "replica1", "fake", replica.dataSource, new CircuitBreaker(1, 1_000_000_000L, System::nanoTime));
+        final ReplicaSet replicas = new ReplicaSet(
+                List.of(node),
+                new LagBounds(true, 0, 0),
+                LoadBalancing.ROUND_ROBIN,
+                primary.dataSource,
+                Duration.ofSeconds(1),
+                Duration.ofMillis(1),
+                metrics);
+        replicas.checkNow();
+        final ReadYourWritesTracker tracker = new ReadYourWritesTracker(
+                new ActorStamps(Duration.ofSeconds(60), null, null, primary.dataSource, metrics));
+        return new JdbcRouting(
+                        SqlClassifier.builtIn(),
+                        primary.dataSource,
+                        replicas,
+                        ReplicaFailure.FALLBACK,
+                        0,
+                        false,
+                        Strategy.READ_AFTER_WRITE,
+                        metrics,
+                        tracker,
+                        new WritePolicy(tracker),
+                        IsolationLevel.UNKNOWN,
+                        true,
+                        null)
+                .connection(false, false);
+    }
+
     /** One prepared statement: where, with what, and what was called on it. */
     static final class FakeStatement {
         final FakeServer server;

@@ -3,27 +3,12 @@ package io.github.hibernaterouting.routing.internal.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
-import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
-import io.github.hibernaterouting.routing.Strategy;
-import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
-import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
-import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.jdbc.FakeServer.FakeStatement;
-import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
-import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
-import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
-import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
-import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
-import io.github.hibernaterouting.routing.internal.session.WritePolicy;
-import io.github.hibernaterouting.routing.sql.SqlClassifier;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,35 +36,7 @@ class StatementReroutingTest {
     void routedConnection() {
         primary = new FakeServer("primary", false);
         replica = new FakeServer("replica1", true);
-        final RoutingMetrics metrics = new RoutingMetrics(new SimpleMeterRegistry(), "test", List.of("replica1"));
-        final ReplicaNode node = new ReplicaNode(
-                0, "replica1", "fake", replica.dataSource, new CircuitBreaker(1, 1_000_000_000L, System::nanoTime));
-        final ReplicaSet replicas = new ReplicaSet(
-                List.of(node),
-                new LagBounds(true, 0, 0),
-                LoadBalancing.ROUND_ROBIN,
-                primary.dataSource,
-                Duration.ofSeconds(1),
-                Duration.ofMillis(1),
-                metrics);
-        replicas.checkNow();
-        final ReadYourWritesTracker tracker = new ReadYourWritesTracker(
-                new ActorStamps(Duration.ofSeconds(60), null, null, primary.dataSource, metrics));
-        final JdbcRouting routing = new JdbcRouting(
-                SqlClassifier.builtIn(),
-                primary.dataSource,
-                replicas,
-                ReplicaFailure.FALLBACK,
-                0,
-                false,
-                Strategy.READ_AFTER_WRITE,
-                metrics,
-                tracker,
-                new WritePolicy(tracker),
-                IsolationLevel.UNKNOWN,
-                true,
-                null);
-        connection = routing.connection(false, false);
+        connection = FakeServer.routedConnection(primary, replica);
     }
 
     @FunctionalInterface
