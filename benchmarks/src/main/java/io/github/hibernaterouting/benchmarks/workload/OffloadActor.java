@@ -25,6 +25,14 @@ final class OffloadActor {
         long stalledReads;
 
         long stalledReplicaReads;
+        /**
+         * Of the reads during a pause, those of actors whose last commit is past every standby's replay position: no
+         * standby has it, so a router that keeps read-your-writes must send them to the primary. A standby has the
+         * others' last commit, so it could serve them.
+         */
+        long stalledOutOfReach;
+
+        long stalledOutOfReachReplica;
         long writes;
         long violationsImmediate;
         long violationsLater;
@@ -36,6 +44,8 @@ final class OffloadActor {
             replicaReads += other.replicaReads;
             stalledReads += other.stalledReads;
             stalledReplicaReads += other.stalledReplicaReads;
+            stalledOutOfReach += other.stalledOutOfReach;
+            stalledOutOfReachReplica += other.stalledOutOfReachReplica;
             writes += other.writes;
             violationsImmediate += other.violationsImmediate;
             violationsLater += other.violationsLater;
@@ -57,6 +67,9 @@ final class OffloadActor {
     long counter;
     int inserts;
     long lastWritten = -1;
+    /** The WAL position of this actor's last commit, as its scope reported it; 0 before the first. */
+    long lastCommitPosition;
+
     long mutationStarted = Long.MIN_VALUE / 2;
     long probesOnPrimary;
 
@@ -125,7 +138,7 @@ final class OffloadActor {
         final long value = ++counter;
         final boolean insert = random.nextInt(5) == 0;
         final long row = insert ? index * 1000L + 100 + inserts++ : rows.get(random.nextInt(rows.size()));
-        try (RoutingScope ignored = scope(true);
+        try (RoutingScope scope = scope(true);
                 EntityManager em = emf.createEntityManager()) {
             em.getTransaction().begin();
             try {
@@ -135,6 +148,9 @@ final class OffloadActor {
                     em.find(Doc.class, row).val = value;
                 }
                 em.getTransaction().commit();
+                if (scope.lastCommit() != null) {
+                    lastCommitPosition = scope.lastCommit().position();
+                }
             } finally {
                 if (em.getTransaction().isActive()) {
                     em.getTransaction().rollback();
@@ -154,6 +170,8 @@ final class OffloadActor {
         final Long expected = acknowledged.get(row);
         final long started = System.nanoTime();
         final boolean stalled = OffloadBenchmark.ALL_PAUSED.get();
+        final boolean outOfReach =
+                stalled && Long.compareUnsigned(lastCommitPosition, OffloadBenchmark.pausedReplayPosition) > 0;
         try (RoutingScope ignored = scope(false);
                 EntityManager em = emf.createEntityManager()) {
             final Doc doc = em.find(Doc.class, row);
@@ -166,12 +184,18 @@ final class OffloadActor {
             if (stalled) {
                 stats.stalledReads++;
             }
+            if (outOfReach) {
+                stats.stalledOutOfReach++;
+            }
             if (onPrimary) {
                 probesOnPrimary++;
             } else {
                 stats.replicaReads++;
                 if (stalled) {
                     stats.stalledReplicaReads++;
+                }
+                if (outOfReach) {
+                    stats.stalledOutOfReachReplica++;
                 }
             }
             if (expected != null && (doc == null || doc.val < expected)) {

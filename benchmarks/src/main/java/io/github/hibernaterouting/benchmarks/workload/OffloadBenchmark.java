@@ -65,6 +65,12 @@ public final class OffloadBenchmark {
     /** Whether every standby's replay is paused right now (set by the fault thread). */
     static final java.util.concurrent.atomic.AtomicBoolean ALL_PAUSED = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /**
+     * While every standby is paused, the furthest position any of them has replayed: an actor whose last commit is past
+     * it needs the primary for read-your-writes.
+     */
+    static volatile long pausedReplayPosition = -1L;
+
     public static void main(String[] args) throws Exception {
         final Map<String, String> options = Options.parse(args);
         final String scenario = options.getOrDefault("scenario", "long");
@@ -196,6 +202,11 @@ public final class OffloadBenchmark {
                 () -> {
                     for (Fault fault : faults) {
                         sleepUntil(start + fault.atMillis() * 1_000_000L);
+                        // "Every standby paused" holds from when the last pause has taken effect to before the
+                        // first resume, so a read counted in it surely saw no standby replay.
+                        if (!fault.pause()) {
+                            ALL_PAUSED.set(false);
+                        }
                         for (int standby : fault.standbys()) {
                             if (fault.pause()) {
                                 cluster.pauseReplay(cluster.standby(standby));
@@ -203,7 +214,12 @@ public final class OffloadBenchmark {
                                 cluster.resumeReplay(cluster.standby(standby));
                             }
                         }
-                        ALL_PAUSED.set(cluster.standbys().stream().allMatch(cluster::isReplayPaused));
+                        if (cluster.standbys().stream().allMatch(cluster::isReplayPaused)) {
+                            pausedReplayPosition = cluster.standbys().stream()
+                                    .mapToLong(n -> cluster.replayLsn(n).asLong())
+                                    .reduce(0L, (x, y) -> Long.compareUnsigned(x, y) >= 0 ? x : y);
+                            ALL_PAUSED.set(true);
+                        }
                     }
                 },
                 "faults");
@@ -214,6 +230,7 @@ public final class OffloadBenchmark {
         faultThread.join();
         cluster.resumeAll();
         ALL_PAUSED.set(false);
+        pausedReplayPosition = -1L;
         final double seconds = (System.nanoTime() - start) / 1e9;
         if (failure.get() != null) {
             throw new IllegalStateException(policy + " failed", failure.get());
@@ -254,6 +271,21 @@ public final class OffloadBenchmark {
                             : 100.0
                                     * (total.replicaReads - total.stalledReplicaReads)
                                     / (total.reads - total.stalledReads));
+            final long reachable = total.stalledReads - total.stalledOutOfReach;
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %s: during the pauses, %,d reads by actors whose last commit a standby had replayed, %.1f %% of"
+                            + " them on replicas; %,d by actors whose last commit no standby had (read-your-writes"
+                            + " needs the primary), %,d of them on replicas;"
+                            + " a router that knew every standby's position could serve %.1f %% of all reads%n",
+                    policy.label,
+                    reachable,
+                    reachable == 0
+                            ? 0.0
+                            : 100.0 * (total.stalledReplicaReads - total.stalledOutOfReachReplica) / reachable,
+                    total.stalledOutOfReach,
+                    total.stalledOutOfReachReplica,
+                    100.0 * (total.reads - total.stalledOutOfReach) / total.reads);
             System.out.flush();
         }
         return row;
