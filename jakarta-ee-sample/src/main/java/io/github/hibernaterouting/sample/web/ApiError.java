@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.hibernate.StaleStateException;
 import org.hibernate.exception.JDBCConnectionException;
-import org.slf4j.MDC;
 
 /**
  * The API's error answer: a status and a JSON body {@code {"error": "…", "status": 503, "requestId": "…"}}
@@ -84,9 +83,9 @@ public record ApiError(int status, String message) {
         return new ApiError(status, message).body(currentRequestId());
     }
 
-    /** The id of the request this thread serves (from the MDC), or {@code null} outside a request. */
+    /** The id of the request this thread serves ({@link ApiErrorFilter} sets it), or {@code null} outside a request. */
     public static String currentRequestId() {
-        return MDC.get(MDC_REQUEST_ID);
+        return ApiErrorFilter.currentRequestId();
     }
 
     /** What the API answers for {@code failure}; see the class comment. */

@@ -53,12 +53,25 @@ public class ApiErrorFilter extends HttpFilter {
 
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
+    /**
+     * The id of the request this thread serves. Kept here and not only in the MDC: without an SLF4J
+     * provider (a server that logs through java.util.logging, Payara among them) the MDC stores nothing.
+     */
+    private static final ThreadLocal<String> CURRENT_REQUEST_ID = new ThreadLocal<>();
+
+    /** The id of the request this thread serves, or {@code null} outside one. */
+    static String currentRequestId() {
+        return CURRENT_REQUEST_ID.get();
+    }
+
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         final String requestId = requestId(request.getHeader(REQUEST_ID_HEADER));
         final String previous = MDC.get(ApiError.MDC_REQUEST_ID);
+        final String previousId = CURRENT_REQUEST_ID.get();
         MDC.put(ApiError.MDC_REQUEST_ID, requestId);
+        CURRENT_REQUEST_ID.set(requestId);
         final JsonErrorResponse errors = new JsonErrorResponse(response, requestId);
         try {
             response.setHeader(REQUEST_ID_HEADER, requestId);
@@ -76,6 +89,11 @@ public class ApiErrorFilter extends HttpFilter {
             }
             errors.finish();
         } finally {
+            if (previousId == null) {
+                CURRENT_REQUEST_ID.remove();
+            } else {
+                CURRENT_REQUEST_ID.set(previousId);
+            }
             if (previous == null) {
                 MDC.remove(ApiError.MDC_REQUEST_ID);
             } else {
