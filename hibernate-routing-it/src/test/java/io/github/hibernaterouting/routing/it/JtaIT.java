@@ -151,6 +151,17 @@ class JtaIT {
         return emf;
     }
 
+    /**
+     * A JTA unit with {@code replica} as its only replica, {@code FALLBACK}, and no periodic health check:
+     * only what the unit's own reads meet changes what it knows of the replica.
+     */
+    private static EntityManagerFactory fallbackUnitReadingOnly(HikariDataSource replica) {
+        return jtaUnit(Map.of(
+                RoutingSettings.REPLICA_DATASOURCES, List.of(replica),
+                RoutingSettings.REPLICA_FAILURE, "FALLBACK",
+                RoutingSettings.HEALTH_CHECK_INTERVAL, "1h"));
+    }
+
     private static long writeInGlobalTransaction(EntityManagerFactory emf, String actor, String text) throws Exception {
         try (RoutingScope scope = RoutingScope.builder().actor(actor).open()) {
             tm.begin();
@@ -294,10 +305,7 @@ class JtaIT {
     void aReplicaThatCannotGiveAConnection_underFallback_leavesTheReadToTheEnlistedPrimary() throws Exception {
         final Node standby = cluster.standby(2);
         try (HikariDataSource only = plainPool(standby, Duration.ofMillis(250));
-                EntityManagerFactory emf = jtaUnit(Map.of(
-                        RoutingSettings.REPLICA_DATASOURCES, List.of(only),
-                        RoutingSettings.REPLICA_FAILURE, "FALLBACK",
-                        RoutingSettings.HEALTH_CHECK_INTERVAL, "1h"))) {
+                EntityManagerFactory emf = fallbackUnitReadingOnly(only)) {
             cluster.stop(standby);
             only.getHikariPoolMXBean().softEvictConnections();
             tm.begin();
@@ -316,6 +324,74 @@ class JtaIT {
         } finally {
             cluster.start(standby);
         }
+    }
+
+    @Test
+    void aReplicaKilledDuringAGlobalTransactionThatHasWritten_doesNotStopItsReadsOrItsCommit() throws Exception {
+        final Node standby = cluster.standby(1);
+        try (HikariDataSource only = plainPool(standby, Duration.ofMillis(250));
+                EntityManagerFactory emf = fallbackUnitReadingOnly(only)) {
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em))
+                        .as("the transaction's first read runs on the standby")
+                        .isEqualTo(standby);
+                em.persist(new Note("before the kill"));
+                em.flush();
+                cluster.kill(standby);
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("after its write the transaction reads on its enlisted primary connection")
+                        .isTrue();
+                em.persist(new Note("after the kill"));
+            }
+            tm.commit();
+            assertThat(countOnPrimary(cluster, "note"))
+                    .as("both writes committed, although the replica the transaction had read from died")
+                    .isEqualTo(2);
+        } finally {
+            cluster.start(standby);
+        }
+    }
+
+    @Test
+    void aReplicaKilledDuringAReadOnlyGlobalTransaction_failsItsNextRead_andTheNextTransactionReadsElsewhere()
+            throws Exception {
+        final Node standby = cluster.standby(1);
+        try (HikariDataSource only = plainPool(standby, Duration.ofMillis(250));
+                EntityManagerFactory emf = fallbackUnitReadingOnly(only)) {
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em)).isEqualTo(standby);
+                cluster.kill(standby);
+                // The transaction's reads are bound to that standby, so that they never go back in time:
+                // its next read fails with the connection's error; the library does not re-run it elsewhere.
+                assertThatThrownBy(() -> servedBy(cluster, em))
+                        .satisfies(e -> assertThat(sqlState(e))
+                                .as("the SQLSTATE of %s", e)
+                                .matches("08...|57P0[123]"));
+            } finally {
+                tm.rollback();
+            }
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("the next global transaction falls back to the primary")
+                        .isTrue();
+            }
+            tm.commit();
+        } finally {
+            cluster.start(standby);
+        }
+    }
+
+    /** The SQLSTATE of the first {@link SQLException} in {@code failure}'s cause chain, or {@code null}. */
+    private static String sqlState(Throwable failure) {
+        for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof SQLException e && e.getSQLState() != null) {
+                return e.getSQLState();
+            }
+        }
+        return null;
     }
 
     @Test
