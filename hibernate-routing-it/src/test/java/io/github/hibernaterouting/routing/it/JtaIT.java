@@ -30,6 +30,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 import jakarta.persistence.PersistenceUnitTransactionType;
+import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -369,6 +370,9 @@ class JtaIT {
                         .satisfies(e -> assertThat(sqlState(e))
                                 .as("the SQLSTATE of %s", e)
                                 .matches("08...|57P0[123]"));
+                assertThat(tm.getStatus())
+                        .as("Hibernate marks the global transaction for rollback")
+                        .isEqualTo(Status.STATUS_MARKED_ROLLBACK);
             } finally {
                 tm.rollback();
             }
