@@ -61,6 +61,12 @@ public final class CircuitBreaker {
         state.set(State.CLOSED);
     }
 
+    /** Opens the breaker whatever the failure count: the server answers, but reads cannot use it yet. */
+    public void reopen() {
+        openedAt = clock.getAsLong();
+        state.set(State.OPEN);
+    }
+
     /** @return whether this failure opened the breaker */
     public boolean onFailure() {
         final int count = failures.incrementAndGet();

@@ -180,6 +180,31 @@ public final class ReplicaNode {
                 && e.getCause() == null;
     }
 
+    /**
+     * Whether the library's own pool for this replica can give a connection, asked once when the replica
+     * answers its health check again after it was down. HikariCP retries a failing connection with a
+     * backoff of up to 5 s, so for a while after a server comes back its pool may still be waiting to try
+     * again; every read that took the replica then would wait the full connection timeout, fail, and open
+     * the breaker again. So the health check borrows one connection first (on its own thread, waiting at
+     * most the connection timeout), before it closes the breaker, and keeps the breaker open until that
+     * works. A pool that is only busy (every connection in use, none failing) is ready. Data sources the
+     * library did not build are not tried: their pools are the application's.
+     */
+    boolean poolReady() {
+        if (ownPool() == null) {
+            return true;
+        }
+        try (Connection ignored = connections.getConnection()) {
+            return true;
+        } catch (SQLException e) {
+            if (busy(e)) {
+                return true;
+            }
+            breaker.reopen();
+            return false;
+        }
+    }
+
     /** See the field; read when a replica connection is bound, to give it the isolation level the unit of work needs. */
     public int defaultIsolation() {
         return defaultIsolation;
@@ -244,8 +269,10 @@ public final class ReplicaNode {
             });
             checkedAtNanos = System.nanoTime();
             replayObservedAt = checkedAtNanos;
+            // Coming back after a failure: reads may use it only once its pool can give a connection too.
+            final boolean comingBack = checked && (!reachable || !breaker.isClosed());
             reachable = true;
-            if (breaker.isClosed() || breaker.trialDue()) {
+            if ((breaker.isClosed() || breaker.trialDue()) && (!comingBack || poolReady())) {
                 breaker.onSuccess();
             }
         } catch (SQLException e) {

@@ -35,4 +35,21 @@ class CircuitBreakerTest {
         breaker.onSuccess();
         assertThat(breaker.isClosed()).isTrue();
     }
+
+    @Test
+    void reopen_opensAClosedOrHalfOpenBreaker_whateverTheFailureCount_forTheWholeOpenDuration() {
+        breaker.reopen();
+        assertThat(breaker.state()).as("below the threshold of 2").isEqualTo(CircuitBreaker.State.OPEN);
+        now.set(500);
+        assertThat(breaker.trialDue()).isFalse();
+        now.set(1_000);
+        assertThat(breaker.trialDue()).isTrue();
+        now.set(1_200);
+        breaker.reopen();
+        assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+        now.set(2_199);
+        assertThat(breaker.trialDue()).as("open again from the reopening").isFalse();
+        now.set(2_200);
+        assertThat(breaker.trialDue()).isTrue();
+    }
 }
