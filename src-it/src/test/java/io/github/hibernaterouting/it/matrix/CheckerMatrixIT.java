@@ -94,9 +94,12 @@ class CheckerMatrixIT {
         assertThat(result.stoppedAStandby())
                 .as("a standby was stopped and started during the run: " + result.faults())
                 .isTrue();
-        assertThat(result.history().offload())
+        // A count, not a share: the share moves with where the standby stop, the pauses and the Redis restart fall
+        // (7.8 % to 22 % for one seed of the Redis, FAIL, tight-pool cell), while a few dozen replica reads are
+        // enough for the cell to have tested the replicas at all.
+        assertThat(result.history().replicaReads())
                 .as("replicas served reads (else the cell tested only the primary): " + result.failureMessage())
-                .isGreaterThan(10.0);
+                .isGreaterThanOrEqualTo(50);
     }
 
     /**

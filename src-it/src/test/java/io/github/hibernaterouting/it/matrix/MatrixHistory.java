@@ -350,12 +350,15 @@ public final class MatrixHistory {
                 .toList();
     }
 
+    /** How many served reads a replica served. */
+    public long replicaReads() {
+        return servedReads().stream().filter(Op::onReplica).count();
+    }
+
     /** The share of served reads a replica served (what the cache holds counts as what loaded it), in percent. */
     public double offload() {
         final List<Op> reads = servedReads();
-        return reads.isEmpty()
-                ? 0
-                : 100.0 * reads.stream().filter(Op::onReplica).count() / reads.size();
+        return reads.isEmpty() ? 0 : 100.0 * replicaReads() / reads.size();
     }
 
     /** The counts a cell prints: operations, outcomes, where reads were served, errors, violations by kind. */
@@ -371,7 +374,7 @@ public final class MatrixHistory {
         final List<Op> reads = servedReads();
         text.append(String.format(
                 "reads served by replicas: %d of %d (%.1f%%); by node: %s%n",
-                reads.stream().filter(Op::onReplica).count(),
+                replicaReads(),
                 reads.size(),
                 offload(),
                 reads.stream().collect(Collectors.groupingBy(Op::node, TreeMap::new, Collectors.counting()))));
