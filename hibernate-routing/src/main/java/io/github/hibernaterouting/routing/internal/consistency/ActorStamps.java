@@ -62,7 +62,9 @@ public final class ActorStamps implements AutoCloseable {
             // The commit's position and the stamp raised to it, in one round trip on the connection that
             // committed. A data-modifying WITH runs even if nothing reads it, so an actor without a row
             // still gets the position. Being volatile, the position is computed once.
-            commitSql = "with position as (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
+            // The position as a standby reports it once replayed (WalPositions.replayable).
+            commitSql = "with inserted as materialized (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
+                    + "position as (select " + WalPositions.replayable("lsn") + " as lsn from inserted), "
                     + "stamp as (update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
                     + table.column() + ", (select lsn from position))" + where + ") "
                     + "select lsn::text from position";

@@ -14,12 +14,41 @@ import java.sql.Statement;
  * commit: with {@code synchronous_commit=off} a commit returns before its record is written, and
  * the insert position covers it even then. On a replica, the <em>replay</em> position
  * ({@code pg_last_wal_replay_lsn()}): what a read there can see.
+ *
+ * <p>The two are counted differently at a WAL page boundary. When the last record ends exactly where a page
+ * ends, the insert position points past the next page's header (24 bytes; 40 at the start of a segment, whose
+ * page has the long header), where the next record will start, while a standby that has replayed that record
+ * reports the boundary itself. Nothing lies between the two, so the library takes every insert position through
+ * {@link #replayable}: otherwise no replica would reach such a position until the primary wrote more WAL, and
+ * reads that need it would go to the primary, or fail under {@code REPLICA}.
  */
 public final class WalPositions {
     /** Tagged so that server logs tell the gate's checks from the application's reads. */
     private static final String REPLAY_SQL = "/* hibernate-routing lsn-gate */ select pg_last_wal_replay_lsn()::text";
 
-    private static final String INSERT_SQL = "select pg_current_wal_insert_lsn()::text";
+    private static final String INSERT_SQL =
+            "with position as materialized (select pg_catalog.pg_current_wal_insert_lsn() as lsn) select "
+                    + replayable("lsn") + "::text from position";
+
+    /** The size of a WAL page header, short and long (a segment's first page), on 64-bit servers. */
+    private static final int SHORT_PAGE_HEADER = 24;
+
+    private static final int LONG_PAGE_HEADER = 40;
+
+    /**
+     * SQL for the position a standby reports once it has replayed everything before the insert position
+     * {@code insertLsn} (a {@code pg_lsn} expression, evaluated more than once: a column, not a volatile call): the
+     * page boundary for a position right after a page header, the position itself otherwise. The page and segment
+     * sizes are the server's ({@code wal_block_size}, {@code wal_segment_size}).
+     */
+    static String replayable(String insertLsn) {
+        final String offset = "(" + insertLsn + " - '0/0'::pg_lsn)";
+        return "(" + insertLsn + " - case when " + offset
+                + " % pg_catalog.pg_size_bytes(pg_catalog.current_setting('wal_segment_size')) = " + LONG_PAGE_HEADER
+                + " then " + LONG_PAGE_HEADER + " when " + offset
+                + " % pg_catalog.current_setting('wal_block_size')::numeric = " + SHORT_PAGE_HEADER
+                + " then " + SHORT_PAGE_HEADER + " else 0 end)";
+    }
 
     /**
      * Which cluster a server belongs to and where in its history it is: the system identifier, set by
@@ -58,7 +87,10 @@ public final class WalPositions {
 
     private WalPositions() {}
 
-    /** The primary's WAL insert position on {@code connection}: never behind any commit that has returned. */
+    /**
+     * The primary's WAL insert position on {@code connection}, as a standby reports it once it has replayed all
+     * WAL before it ({@link #replayable}): never behind any commit that has returned.
+     */
     public static long insertPosition(Connection connection) throws SQLException {
         return single(connection, INSERT_SQL, 0);
     }
