@@ -70,6 +70,8 @@ public final class RoutingLeakCheck
     private final List<Supplier<? extends EntityManagerFactory>> suppliers = new CopyOnWriteArrayList<>();
     /** Leaks found while a watched persistence unit closed, reported after the test (or the class). */
     private final List<String> foundAtClose = new CopyOnWriteArrayList<>();
+    /** The routing status of each watched persistence unit that closed during the current test, for a failure's report. */
+    private final List<String> statusAtClose = new CopyOnWriteArrayList<>();
     /** How many test classes (a class and its {@code @Nested} classes) the check runs now. */
     private int classDepth;
     /** Set once the check's test class is done: a persistence unit closed later has no test to fail. */
@@ -118,6 +120,7 @@ public final class RoutingLeakCheck
     @Override
     public void beforeEach(ExtensionContext context) {
         finished = false;
+        statusAtClose.clear();
         ACTIVE.set(this);
         final String open = closeOpenScopes();
         if (open != null) {
@@ -129,6 +132,9 @@ public final class RoutingLeakCheck
 
     @Override
     public void afterEach(ExtensionContext context) {
+        if (context.getExecutionException().isPresent()) {
+            reportRouting(context.getDisplayName());
+        }
         final List<String> leaks = new ArrayList<>();
         final String open = closeOpenScopes();
         if (open != null) {
@@ -182,6 +188,65 @@ public final class RoutingLeakCheck
             throw new AssertionError(String.join("\n", leaks));
         }
     }
+
+    /**
+     * Prints, for a test that failed, which server served what: each watched persistence unit's nodes (up, lag,
+     * reads, writes, pool) and its latest routing decisions, newest first, also of those the test closed.
+     */
+    private void reportRouting(String test) {
+        final StringBuilder report = new StringBuilder("== hibernate-routing status after the failed test ")
+                .append(test)
+                .append('\n');
+        final List<EntityManagerFactory> open = new ArrayList<>();
+        synchronized (watched) {
+            watched.stream().filter(EntityManagerFactory::isOpen).forEach(open::add);
+        }
+        for (Supplier<? extends EntityManagerFactory> supplier : suppliers) {
+            try {
+                final EntityManagerFactory emf = supplier.get();
+                if (emf != null && emf.isOpen() && open.stream().noneMatch(f -> f == emf)) {
+                    open.add(emf);
+                }
+            } catch (RuntimeException e) {
+                report.append("(a watched persistence unit's supplier failed: ")
+                        .append(e)
+                        .append(")\n");
+            }
+        }
+        open.forEach(emf -> report.append(describe(emf, "open")));
+        statusAtClose.forEach(report::append);
+        if (open.isEmpty() && statusAtClose.isEmpty()) {
+            report.append("(no watched persistence unit with routing on)\n");
+        }
+        System.out.print(report);
+    }
+
+    /** A persistence unit's nodes and latest decisions, or the empty string when routing is off for it. */
+    private static String describe(EntityManagerFactory emf, String when) {
+        final RoutingStatus status;
+        try {
+            status = RoutingStatus.of(emf);
+        } catch (RuntimeException e) {
+            return "persistence unit '" + emf.getName() + "' (" + when + "): status not available: " + e + "\n";
+        }
+        if (status == null) {
+            return "";
+        }
+        final StringBuilder text = new StringBuilder("persistence unit '")
+                .append(emf.getName())
+                .append("' (")
+                .append(when)
+                .append(")\n");
+        status.nodes().forEach(node -> text.append("  ").append(node).append('\n'));
+        text.append("  latest decisions, newest first:");
+        status.decisions().stream()
+                .limit(DECISIONS_REPORTED)
+                .forEach(d -> text.append(' ').append(d.node()).append('/').append(d.reason()));
+        return text.append('\n').toString();
+    }
+
+    /** How many of the latest routing decisions a failure's report shows per persistence unit. */
+    private static final int DECISIONS_REPORTED = 40;
 
     /** Closes the scopes open on this thread, innermost first; describes them, or {@code null} if there were none. */
     private static String closeOpenScopes() {
@@ -257,6 +322,7 @@ public final class RoutingLeakCheck
             if (check == null || check.finished) {
                 return;
             }
+            check.statusAtClose.add(describe(emf, "when it closed"));
             final String borrowed = stillBorrowed(emf);
             if (borrowed != null) {
                 check.foundAtClose.add(

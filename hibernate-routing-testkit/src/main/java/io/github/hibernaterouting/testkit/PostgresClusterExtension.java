@@ -27,6 +27,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * replay is resumed and the standbys catch up, and a stopped Redis is restarted. Data is not reset. Test methods (and
  * constructors) may declare {@code PostgresCluster} and {@code RedisServer} parameters. Nested
  * test classes share the outer class's servers.
+ *
+ * <p>When a test fails, the extension prints each server's state before it heals anything (running, replay paused,
+ * WAL positions), keeps the servers' log files under {@code target/server-logs/<test>/} and prints their last lines,
+ * so that a failure can be read from the build log alone.
  */
 public final class PostgresClusterExtension
         implements BeforeAllCallback, AfterAllCallback, AfterEachCallback, ParameterResolver {
@@ -113,6 +117,9 @@ public final class PostgresClusterExtension
         if (cluster == null) {
             return;
         }
+        if (context.getExecutionException().isPresent()) {
+            FailureReport.print(testName(context), cluster, redis);
+        }
         if (!cluster.isRunning(cluster.primary())) {
             cluster.start(cluster.primary());
         }
@@ -129,9 +136,21 @@ public final class PostgresClusterExtension
         }
     }
 
+    /** The class and method of a test, and its display name where it says more (a parameterised test's case). */
+    private static String testName(ExtensionContext context) {
+        final String method =
+                context.getTestMethod().map(java.lang.reflect.Method::getName).orElse("");
+        final String display = context.getDisplayName();
+        return context.getRequiredTestClass().getSimpleName() + "." + method
+                + (display.startsWith(method) ? "" : " " + display);
+    }
+
     @Override
     public void afterAll(ExtensionContext context) {
         if (context.getUniqueId().equals(owner)) {
+            if (context.getExecutionException().isPresent() && cluster != null) {
+                FailureReport.print(context.getRequiredTestClass().getSimpleName(), cluster, redis);
+            }
             closeAll(null);
         }
     }
