@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.it;
 
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -92,14 +93,16 @@ class DataSourceModeIT {
 
     private static void assertRoutes(EntityManagerFactory emf) {
         try (EntityManager em = emf.createEntityManager()) {
-            assertThat(servedBy(cluster, em).isPrimary()).as("a read").isFalse();
+            assertThat(servedBy(cluster, em).isPrimary())
+                    .as("a read (%s)", routingState(emf))
+                    .isFalse();
         }
         try (EntityManager em = emf.createEntityManager()) {
             em.getTransaction().begin();
             em.persist(new Note("from a supplied data source"));
             em.flush();
             assertThat(servedBy(cluster, em).isPrimary())
-                    .as("a read after the write, in its transaction")
+                    .as("a read after the write, in its transaction (%s)", routingState(emf))
                     .isTrue();
             em.getTransaction().commit();
         }

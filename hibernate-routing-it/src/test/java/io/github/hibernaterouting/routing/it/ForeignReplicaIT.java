@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.it;
 
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -93,7 +94,9 @@ class ForeignReplicaIT {
                 }
             }
             assertThat(ports)
-                    .as("only the standby of the primary's own cluster serves reads")
+                    .as(
+                            "only the standby of the primary's own cluster (port %d) serves reads (%s)",
+                            cluster.standby(1).port(), routingState(emf))
                     .containsExactly(cluster.standby(1).port());
 
             final RoutingStatus.Node foreign = RoutingStatus.of(emf).nodes().get(2);

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.it;
 
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
@@ -145,6 +146,8 @@ class JtaIT {
         overrides.put(AvailableSettings.JAKARTA_JTA_DATASOURCE, primary);
         overrides.put(AvailableSettings.JTA_PLATFORM, NarayanaJtaPlatform.class.getName());
         overrides.put(RoutingSettings.REPLICA_DATASOURCES, replicas);
+        // Tests pause replay and expect the paused standbys to serve other actors, however slow this machine is.
+        overrides.put(RoutingSettings.MAX_REPLICA_LAG, RoutingItSupport.LAG_BOUND_NO_TEST_REACHES);
         overrides.putAll(extra);
         final EntityManagerFactory emf =
                 RoutingTestSupport.emf(configuration, cluster, RoutingItSupport.withoutCache(overrides));
@@ -184,7 +187,7 @@ class JtaIT {
             tm.begin();
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("a read before any write")
+                        .as("a read before any write (%s)", routingState(emf))
                         .isFalse();
                 em.persist(new Note("escalates"));
                 em.flush();
@@ -213,14 +216,16 @@ class JtaIT {
                     assertThat(em.find(Note.class, id))
                             .as("the actor's own write")
                             .isNotNull();
-                    assertThat(servedBy(cluster, em).isPrimary()).isTrue();
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("the actor's read (%s)", routingState(emf))
+                            .isTrue();
                 }
                 tm.commit();
             }
             try (RoutingScope ignored = RoutingScope.builder().actor("jta-bob").open();
                     EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("another actor still reads from a replica")
+                        .as("another actor still reads from a replica (%s)", routingState(emf))
                         .isFalse();
                 assertThat(em.find(Note.class, id)).as("which lacks the write").isNull();
             }
@@ -245,7 +250,9 @@ class JtaIT {
                             RoutingScope.builder().actor("jta-carol").open();
                     EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("the actor has no write to wait for: its reads stay on the replicas")
+                        .as(
+                                "the actor has no write to wait for: its reads stay on the replicas (%s)",
+                                routingState(emf))
                         .isFalse();
             }
         }
@@ -258,7 +265,9 @@ class JtaIT {
                 tm.begin();
                 try (EntityManager em = emf.createEntityManager()) {
                     em.createQuery("select n from Note n", Note.class).getResultList();
-                    assertThat(servedBy(cluster, em).isPrimary()).isFalse();
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("a replica (%s)", routingState(emf))
+                            .isFalse();
                 }
                 tm.commit();
                 assertThat(scope.lastCommit()).isNull();
@@ -312,7 +321,7 @@ class JtaIT {
             tm.begin();
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("the read falls back to the primary")
+                        .as("the read falls back to the primary (%s)", routingState(emf))
                         .isTrue();
                 em.persist(new Note("after the fallback"));
                 em.flush();
@@ -335,13 +344,15 @@ class JtaIT {
             tm.begin();
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em))
-                        .as("the transaction's first read runs on the standby")
+                        .as("the transaction's first read runs on the standby (%s)", routingState(emf))
                         .isEqualTo(standby);
                 em.persist(new Note("before the kill"));
                 em.flush();
                 cluster.kill(standby);
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("after its write the transaction reads on its enlisted primary connection")
+                        .as(
+                                "after its write the transaction reads on its enlisted primary connection (%s)",
+                                routingState(emf))
                         .isTrue();
                 em.persist(new Note("after the kill"));
             }
@@ -362,7 +373,9 @@ class JtaIT {
                 EntityManagerFactory emf = fallbackUnitReadingOnly(only)) {
             tm.begin();
             try (EntityManager em = emf.createEntityManager()) {
-                assertThat(servedBy(cluster, em)).isEqualTo(standby);
+                assertThat(servedBy(cluster, em))
+                        .as("the transaction's first read runs on the standby (%s)", routingState(emf))
+                        .isEqualTo(standby);
                 cluster.kill(standby);
                 // The transaction's reads are bound to that standby, so that they never go back in time:
                 // its next read fails with the connection's error; the library does not re-run it elsewhere.
@@ -379,7 +392,7 @@ class JtaIT {
             tm.begin();
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(servedBy(cluster, em).isPrimary())
-                        .as("the next global transaction falls back to the primary")
+                        .as("the next global transaction falls back to the primary (%s)", routingState(emf))
                         .isTrue();
             }
             tm.commit();

@@ -1,8 +1,8 @@
 package io.github.hibernaterouting.routing.it;
 
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.awaitCaughtUpAsSeenBy;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
-import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,7 +15,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
  * The fixture of the routing ITs, each a class of its own concern: a real primary with two streaming
  * hot standbys per class (each registers its own {@code PostgresClusterExtension}), a persistence unit
  * "routing-it" with {@link Account} and {@link Note}, and before each test empty tables, standbys
- * caught up and every replica up. Every test asks the server which node ran a statement
- * ({@code inet_server_port()}), or makes the answer visible in the data by pausing replay on the
- * standbys and changing a row on the primary behind their back.
+ * caught up and every replica up, as the persistence unit's health check sees them. Every test asks
+ * the server which node ran a statement ({@code inet_server_port()}), or makes the answer visible in
+ * the data by pausing replay on the standbys and changing a row on the primary behind their back.
  */
 abstract class RoutingFixture {
     static PostgresCluster cluster;
@@ -54,8 +53,8 @@ abstract class RoutingFixture {
     @BeforeEach
     void emptyTables() throws SQLException {
         onPrimary(cluster, "delete from account; delete from note");
-        cluster.awaitCaughtUp(Duration.ofSeconds(30));
-        awaitReplicasUp(emf);
+        // Caught up as the library sees it too: an earlier test's pause can still show in its last check.
+        awaitCaughtUpAsSeenBy(cluster, emf);
     }
 
     long createAccount(String name, int balance) {

@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.routing.it;
 
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.PostgresCluster;
@@ -9,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.hibernate.cfg.AvailableSettings;
 
@@ -17,6 +20,19 @@ import org.hibernate.cfg.AvailableSettings;
  * one internal hook they use.
  */
 public final class RoutingItSupport {
+    /**
+     * A {@link RoutingSettings#MAX_REPLICA_LAG} no test reaches, for persistence units whose tests pause replay
+     * and still expect the paused standbys to serve. A standby with WAL left to replay counts its lag in seconds
+     * from the last transaction it replayed, which can be from long before the pause: under the default (10 s) it
+     * goes over the bound on a machine slow enough. {@code 0} (no time bound) is no better: the bound also sets how
+     * old the health check's data may get before a replica counts as lag-unknown, never less than 1 s, which a
+     * starved health-check thread can exceed.
+     */
+    public static final String LAG_BOUND_NO_TEST_REACHES = "1h";
+
+    /** How many of the latest routing decisions {@link #routingState} shows. */
+    private static final int DECISIONS_SHOWN = 10;
+
     private RoutingItSupport() {}
 
     public static void createSchema(PostgresCluster cluster) throws SQLException {
@@ -61,6 +77,35 @@ public final class RoutingItSupport {
      */
     public static RoutingRuntime runtime(EntityManagerFactory emf) {
         return RoutingRuntime.of(emf);
+    }
+
+    /**
+     * Waits until every running standby has replayed the primary's current position, then until {@code emf}
+     * reports every replica up, and runs its health check once more, so that what the library knows (each
+     * replica's replay position and lag) is from after the catch-up. The cluster being caught up does not mean
+     * the library has seen it: its health check runs every 100 ms on a thread of its own, and until it does, a
+     * check from before can still hold a replica over a lag bound or behind a position, and the LSN gate's stall
+     * marks (a replica that did not move during a wait that timed out) stand.
+     */
+    public static void awaitCaughtUpAsSeenBy(PostgresCluster cluster, EntityManagerFactory emf) {
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        RoutingTestSupport.awaitReplicasUp(emf);
+        runtime(emf).checkReplicasNow();
+    }
+
+    /**
+     * What {@code emf}'s routing knows right now, for assertion messages about which server served: every node's
+     * state (up, lag, reads, pool) and the latest decisions with their reasons, newest first, so that a failure
+     * can be diagnosed from the build log alone.
+     */
+    public static String routingState(EntityManagerFactory emf) {
+        final RoutingStatus status = RoutingStatus.of(emf);
+        if (status == null) {
+            return "routing off";
+        }
+        final List<RoutingStatus.Decision> decisions = status.decisions();
+        return "nodes " + status.nodes() + "; latest decisions "
+                + decisions.subList(0, Math.min(DECISIONS_SHOWN, decisions.size()));
     }
 
     /** The first throwable of {@code type} in the cause chain of {@code e}, or {@code null}. */

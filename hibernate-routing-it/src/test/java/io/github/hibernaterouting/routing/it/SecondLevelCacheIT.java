@@ -80,6 +80,8 @@ class SecondLevelCacheIT {
         settings.put("hibernate.javax.cache.missing_cache_strategy", "create");
         settings.put(AvailableSettings.CACHE_REGION_PREFIX, "second-level-cache-it");
         settings.put(AvailableSettings.GENERATE_STATISTICS, "true");
+        // The paused standbys must serve the default sessions however long a test takes on this machine.
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, RoutingItSupport.LAG_BOUND_NO_TEST_REACHES);
         cached = RoutingTestSupport.emf(
                 "second-level-cache-it", cluster, settings, Account.class, Note.class, Author.class);
     }
