@@ -206,13 +206,16 @@ class RoutingLeakCheckIT {
         final EntityManagerFactory emf = RoutingTestSupport.emf("support", cluster, Map.of());
         try (emf) {
             try (EntityManager em = emf.createEntityManager()) {
-                assertThat(RoutingTestSupport.servedBy(cluster, em)).isEqualTo(cluster.standby(1));
+                assertThat(RoutingTestSupport.servedBy(cluster, em))
+                        .as(() -> "routing: " + RoutingStatus.of(emf))
+                        .isEqualTo(cluster.standby(1));
             }
             cluster.stop(cluster.standby(1));
+            // The health check notices it in the background: poll.
             final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (RoutingStatus.of(emf).nodes().get(1).up()) {
                 assertThat(System.nanoTime())
-                        .as("the health check notices the stopped replica")
+                        .as(() -> "the health check notices the stopped replica; " + RoutingStatus.of(emf))
                         .isLessThan(deadline);
                 RoutingTestSupport.sleep(20);
             }
@@ -310,6 +313,7 @@ class RoutingLeakCheckIT {
         void aUnitOfWorkEndedByAnotherThread_shortlyAfterTheTest() {
             final EntityManager em = unfinishedWrite(emf, 5);
             final Thread finisher = new Thread(() -> {
+                // Part of what is tested: the connection comes back after the test ended, within the check's 2 s.
                 RoutingTestSupport.sleep(300);
                 em.getTransaction().rollback();
                 em.close();

@@ -99,19 +99,32 @@ class ErrorResponsesIT {
             }
             awaitTrue(
                     () -> waitingForLocks(cluster.primary(), cluster) >= 2,
-                    Duration.ofSeconds(20),
+                    Duration.ofSeconds(30),
                     "two PATCHes waiting for the row lock");
             // Authentication needs a primary connection: none becomes free within 500 ms.
             final long start = System.nanoTime();
             timedOut = send(request(small.uri(), "api/notes/" + note, "demo-bob")
                     .header("X-Request-Id", "pool-timeout-1")
                     .GET());
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
-                    .as("answered once the pool timeout expired, not after the lock")
-                    .isLessThan(10_000);
+            // Printed, not judged: the time depends on the machine. The cause is asserted instead: the answer came
+            // while both PATCHes still held the pool's two connections, waiting for the lock this test still holds.
+            System.out.printf(
+                    "GET with the primary pool dry: %d after %d ms (pool timeout 500 ms)%n",
+                    timedOut.statusCode(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            assertThat(patches)
+                    .as(
+                            "the PATCHes holding both primary connections, when the GET was answered %d: %s",
+                            timedOut.statusCode(), timedOut.body())
+                    .noneMatch(CompletableFuture::isDone);
+            assertThat(waitingForLocks(cluster.primary(), cluster))
+                    .as("backends still waiting for the row lock after the GET's answer")
+                    .isGreaterThanOrEqualTo(2);
             lock.rollback();
         }
         assertApiError(timedOut, 503);
+        assertThat(timedOut.body())
+                .as("the 503 says why: the pool timeout")
+                .contains("No database connection became free in time");
         assertThat(timedOut.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(timedOut.headers().firstValue("X-Request-Id")).hasValue("pool-timeout-1");
         assertThat(timedOut.body()).contains("\"requestId\":\"pool-timeout-1\"");
@@ -161,12 +174,12 @@ class ErrorResponsesIT {
             }
             awaitTrue(
                     () -> cluster.standbys().stream().allMatch(n -> holdsReplayedLock(cluster, n)),
-                    Duration.ofSeconds(20),
+                    Duration.ofSeconds(30),
                     "the table lock replayed on both standbys");
             read = HTTP.sendAsync(
                     request(small.uri(), "api/notes/" + note, "demo-bob").GET().build(),
                     HttpResponse.BodyHandlers.ofString());
-            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (killed == null) {
                 for (Node standby : cluster.standbys()) {
                     if (waitingForLocks(standby, cluster) > 0) {

@@ -2,7 +2,9 @@ package io.github.hibernaterouting.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import java.io.BufferedReader;
@@ -33,6 +35,23 @@ class SampleApplicationIT {
     @BeforeEach
     void watchTheSamplesPersistenceUnit(RunningSample sample, RoutingLeakCheck leaks) {
         leaks.watch(sample.entityManagerFactory());
+    }
+
+    /**
+     * The sample is shared with the other test classes, and nothing heals it between them: wait until the standbys
+     * replayed everything and the library sees both replicas up again (an earlier test may have killed one).
+     */
+    @BeforeEach
+    void replicasCaughtUpAndUp(RunningSample sample) {
+        sample.servers().cluster().awaitCaughtUp(Duration.ofSeconds(30));
+        RoutingTestSupport.awaitReplicasUp(sample.entityManagerFactory());
+    }
+
+    /** Each node's state and the latest routing decisions, newest first: for failure messages. */
+    private static String routing(RunningSample sample) {
+        final RoutingStatus status = RoutingStatus.of(sample.entityManagerFactory());
+        return "nodes " + status.nodes() + ", latest decisions "
+                + status.decisions().subList(0, Math.min(10, status.decisions().size()));
     }
 
     @Test
@@ -99,6 +118,7 @@ class SampleApplicationIT {
                 sample.send(sample.request("api/notes", "demo-bob").GET());
         assertThat(list.statusCode()).isEqualTo(200);
         assertThat(list.headers().firstValue("X-Served-By"))
+                .as(() -> routing(sample))
                 .hasValueSatisfying(node -> assertThat(node).matches("replica[12]"));
     }
 
@@ -210,7 +230,7 @@ class SampleApplicationIT {
                     .firstValue("Location")
                     .orElseThrow();
             // No replica can replay the note now: under RETRY the worker gives the message back, again and again.
-            awaitTrue(() -> redeliveries(sample) >= redeliveriesBefore + 2, Duration.ofSeconds(10), "two redeliveries");
+            awaitTrue(() -> redeliveries(sample) >= redeliveriesBefore + 2, Duration.ofSeconds(30), "two redeliveries");
             assertThat(sample.send(sample.request(location, "demo-bob").GET()).body())
                     .contains("\"words\":null");
         } finally {
@@ -221,10 +241,10 @@ class SampleApplicationIT {
                 () -> sample.send(sample.request(location, "demo-bob").GET())
                         .body()
                         .contains("\"words\":5"),
-                Duration.ofSeconds(15),
+                Duration.ofSeconds(30),
                 "the word count after replay resumed");
         assertThat(sample.send(sample.request(location, "demo-bob").GET()).body())
-                .as("the worker read the note from a replica once one had replayed it")
+                .as(() -> "the worker read the note from a replica once one had replayed it; " + routing(sample))
                 .containsPattern("\"wordsReadFrom\":\"replica[12]\"");
     }
 

@@ -58,7 +58,7 @@ class SchemaConcurrencyIT {
                 final List<Future<?>> starts = new ArrayList<>();
                 for (int i = 0; i < INSTANCES; i++) {
                     starts.add(pool.submit(() -> {
-                        together.await(10, TimeUnit.SECONDS);
+                        together.await(30, TimeUnit.SECONDS);
                         Schema.apply(servers);
                         return null;
                     }));

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.abort;
 
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +44,12 @@ class StatusPageBrowserIT {
     @BeforeEach
     void watchTheSamplesPersistenceUnit(RunningSample sample, RoutingLeakCheck leaks) {
         leaks.watch(sample.entityManagerFactory());
+    }
+
+    /** The sample is shared with the other test classes: both replicas up again, after a test that killed one. */
+    @BeforeEach
+    void replicasUp(RunningSample sample) {
+        RoutingTestSupport.awaitReplicasUp(sample.entityManagerFactory());
     }
 
     /** Finds the browser, or skips (visibly, as a skipped test) or fails the test as {@value #REQUIRE_BROWSER} says. */
@@ -88,7 +96,7 @@ class StatusPageBrowserIT {
                 .as("writes on the primary")
                 .isGreaterThan(countsBefore.get("primary.writes"));
         assertThat(countsAfter.get("replica1.reads") + countsAfter.get("replica2.reads"))
-                .as("reads on the replicas")
+                .as(() -> "reads on the replicas; " + RoutingStatus.of(sample.entityManagerFactory()))
                 .isGreaterThan(countsBefore.get("replica1.reads") + countsBefore.get("replica2.reads"));
         assertThat(after).contains("data-reason=\"write\"");
 

@@ -174,17 +174,25 @@ final class PayaraServer implements AutoCloseable {
 
     /**
      * Waits until Payara Micro has booted and deployed the WAR, and the application answers
-     * {@code GET /status} with 200.
+     * {@code GET /status} with 200. A server that is still writing its log is still starting, however slow this
+     * machine is: the wait ends only when nothing new was logged for {@code quiet}, or after {@link #MOST}.
      *
-     * @throws IllegalStateException with the server's output if it failed to start, exited or timed
-     *     out
+     * @throws IllegalStateException with the server's output if it failed to start, exited, or stopped making
+     *     progress
      */
-    void awaitStarted(Duration timeout) throws InterruptedException {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+    void awaitStarted(Duration quiet) throws InterruptedException {
+        final long started = System.nanoTime();
+        final long hardDeadline = started + MOST.toNanos();
+        long progressAt = started;
+        int logged = -1;
         final HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() - progressAt < quiet.toNanos() && System.nanoTime() < hardDeadline) {
             final String log = output();
+            if (log.length() != logged) {
+                logged = log.length();
+                progressAt = System.nanoTime();
+            }
             for (String failure : FAILURES) {
                 if (log.contains(failure)) {
                     throw new IllegalStateException("Payara Micro " + name + " failed (" + failure + "):\n" + log);
@@ -202,17 +210,25 @@ final class PayaraServer implements AutoCloseable {
                                     .build(),
                             HttpResponse.BodyHandlers.discarding());
                     if (status.statusCode() == 200) {
+                        System.out.printf(
+                                "Payara Micro %s started in %d s%n",
+                                name,
+                                Duration.ofNanos(System.nanoTime() - started).toSeconds());
                         return;
                     }
                 } catch (IOException e) {
                     // Not answering yet.
                 }
             }
-            Thread.sleep(250);
+            Thread.sleep(250); // the poll interval
         }
-        throw new IllegalStateException(
-                "Payara Micro " + name + " did not start the application within " + timeout + ":\n" + output());
+        throw new IllegalStateException("Payara Micro " + name + " did not start the application: nothing new logged"
+                + " for " + quiet + ", or not started after " + MOST + " ("
+                + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s):\n" + output());
     }
+
+    /** The longest a start may take while the server still logs progress. */
+    private static final Duration MOST = Duration.ofMinutes(15);
 
     /** The application's root URI. */
     URI uri() {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
@@ -72,6 +73,11 @@ class ReadYourWritesFilterIT {
         }
         // After Redis starts (or restarts) without data, actors read from the primary for one window:
         // keep it short here.
+        // A time bound on lag that no test reaches: a standby whose replay a test paused stays eligible however
+        // slow the machine is (its lag counts from its last replayed commit, which may be from an earlier test), so
+        // that only read-your-writes keeps a read off it. ("0" would switch the bound off, but then lag data older
+        // than 1 s would count as unknown and make the replica ineligible whenever a busy machine delays a health
+        // check.)
         emf = RoutingTestSupport.emf(
                 "servlet-it",
                 cluster,
@@ -80,6 +86,8 @@ class ReadYourWritesFilterIT {
                         redis.uri(),
                         RoutingSettings.REDIS_WINDOW,
                         "1s",
+                        RoutingSettings.MAX_REPLICA_LAG,
+                        "1h",
                         RoutingSettings.METER_REGISTRY,
                         meters),
                 WebNote.class);
@@ -113,10 +121,17 @@ class ReadYourWritesFilterIT {
         final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (actorReadServedByPrimary()) {
             assertThat(System.nanoTime())
-                    .as("actors read from replicas after Redis's start-up window")
+                    .as(() -> "actors read from replicas after Redis's start-up window; " + routing())
                     .isLessThan(deadline);
             Thread.sleep(50);
         }
+    }
+
+    /** Each node's state and the latest decisions, newest first: for failure messages. */
+    private static String routing() {
+        final RoutingStatus status = RoutingStatus.of(emf);
+        return "nodes " + status.nodes() + ", latest decisions "
+                + status.decisions().subList(0, Math.min(10, status.decisions().size()));
     }
 
     private static boolean actorReadServedByPrimary() {
@@ -212,7 +227,7 @@ class ReadYourWritesFilterIT {
             bobsServers.add(servedBy(get("/notes/" + oldNote, "bob")));
         }
         assertThat(bobsServers)
-                .as("another key still reads from every replica")
+                .as(() -> "another key still reads from every replica, also the paused one; " + routing())
                 .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
     }
 
@@ -334,6 +349,10 @@ class ReadYourWritesFilterIT {
         final HttpResponse<String> created = post("peggy", "peggy's note");
         final long id = createdId(created);
         final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        // The live standby replays the write in the background. Under REPLICA a read whose floor no replica reached
+        // within the gate's wait (100 ms) fails instead of using the primary, and a busy machine may replay later:
+        // wait until it has.
+        cluster.awaitReplay(cluster.standby(2), cluster.currentWalLsn(), Duration.ofSeconds(30));
         final String[] paths = {
             "/notes/" + id + "?strategy=STALE_READ&via=property",
             "/notes/" + id + "?strategy=STALE_READ&via=hint",
@@ -344,8 +363,12 @@ class ReadYourWritesFilterIT {
         for (String path : paths) {
             for (int i = 0; i < 4; i++) {
                 final HttpResponse<String> read = get(path, "quentin", "X-Consistency-Token", token);
+                final int n = i;
                 assertThat(read.statusCode())
-                        .as("quentin's read #%s of %s with peggy's token, served by %s", i, path, servedBy(read))
+                        .as(() -> "quentin's read #" + n + " of " + path + " with peggy's token " + token
+                                + ", served by port "
+                                + read.headers().firstValue(TestApplication.SERVED_BY) + ": " + read.body() + "; "
+                                + routing())
                         .isEqualTo(200);
                 assertThat(read.body()).isEqualTo("peggy's note");
                 assertThat(servedBy(read)).isNotEqualTo(paused);
@@ -394,6 +417,13 @@ class ReadYourWritesFilterIT {
             final long start = System.nanoTime();
             final HttpResponse<String> response =
                     get("/notes/" + oldNote, key, "X-Consistency-Token", "rl1.7fffffffffffffff");
+            // Printed, not judged: how long the answer takes depends on the machine. That no replica was waited for
+            // is what the gate's meters say below.
+            System.out.printf(
+                    "%s's read with a token ahead of the primary: %d answered in %d ms%n",
+                    key,
+                    response.statusCode(),
+                    Duration.ofNanos(System.nanoTime() - start).toMillis());
             assertThat(response.statusCode())
                     .as("%s's read with a token no write returned: %s", key, response.body())
                     .isEqualTo(400);
@@ -401,12 +431,10 @@ class ReadYourWritesFilterIT {
             assertThat(response.headers().firstValue(TestApplication.SERVED_BY))
                     .as("the handler did not run")
                     .isEmpty();
-            assertThat(Duration.ofNanos(System.nanoTime() - start))
-                    .as("refused without waiting for a replica")
-                    .isLessThan(Duration.ofSeconds(2));
         }
         assertThat(replicaPositionChecks())
-                .as("no replica was asked for its position")
+                .as(() -> "no replica was asked for its position or waited for (hibernate.routing.lsn_gate outside"
+                        + " outcome=known); " + routing())
                 .isEqualTo(checks);
     }
 
@@ -498,11 +526,14 @@ class ReadYourWritesFilterIT {
         } finally {
             redis.restart();
         }
-        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        // The library reconnects in the background (at most one attempt per Redis timeout): poll.
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         HttpResponse<String> again = post("nina", "after Redis came back");
         while (again.statusCode() == 503) {
+            final HttpResponse<String> refused = again;
             assertThat(System.nanoTime())
-                    .as("mutations work again after Redis restarts")
+                    .as(() -> "mutations work again after Redis restarts; the last answer: " + refused.statusCode()
+                            + " " + refused.body())
                     .isLessThan(deadline);
             Thread.sleep(100);
             again = post("nina", "after Redis came back");

@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -46,6 +48,13 @@ class SpringWebIT {
         return cluster().nodeForPort(Integer.parseInt(response.body()));
     }
 
+    /** An instance's nodes and latest routing decisions, newest first: for failure messages. */
+    static String routing(ConfigurableApplicationContext context) {
+        final RoutingStatus status = RoutingStatus.of(context.getBean(EntityManagerFactory.class));
+        return "nodes " + status.nodes() + ", latest decisions "
+                + status.decisions().subList(0, Math.min(10, status.decisions().size()));
+    }
+
     /** What every application gets, with open-session-in-view on (Spring Boot's default) or off. */
     abstract static class OneInstance {
         ConfigurableApplicationContext context;
@@ -63,6 +72,12 @@ class SpringWebIT {
             alice = new Http(port, "alice");
             bob = new Http(port, "bob");
             anonymous = new Http(port, null);
+            RoutingTestSupport.awaitReplicasUp(context.getBean(EntityManagerFactory.class));
+        }
+
+        /** Both replicas up again, also after a test killed one: the library sees it come back in the background. */
+        @BeforeEach
+        void replicasUp() {
             RoutingTestSupport.awaitReplicasUp(context.getBean(EntityManagerFactory.class));
         }
 
@@ -84,7 +99,9 @@ class SpringWebIT {
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat(read.body()).isEqualTo("alice's note");
             // Someone else reads on a replica, which has not replayed alice's write.
-            assertThat(bob.get("/notes/" + id).statusCode()).isEqualTo(404);
+            assertThat(bob.get("/notes/" + id).statusCode())
+                    .as(() -> "bob's read, on a paused replica; " + routing(context))
+                    .isEqualTo(404);
             // ... unless they bring alice's token.
             final HttpResponse<String> withToken = bob.get(
                     "/notes/" + id,
@@ -105,7 +122,9 @@ class SpringWebIT {
 
         @Test
         void readOnlyRequest_runsOnAReplica() throws Exception {
-            assertThat(servedBy(alice.get("/port")).isPrimary()).isFalse();
+            assertThat(servedBy(alice.get("/port")).isPrimary())
+                    .as(() -> routing(context))
+                    .isFalse();
         }
 
         @Test
@@ -167,18 +186,19 @@ class SpringWebIT {
                     .contains("\"primary\"", "\"replica1\"", "\"replica2\"", "\"circuitBreaker\":\"closed\"");
 
             cluster().kill(cluster().standby(1));
+            // The health check notices it in the background: poll.
             HttpResponse<String> down = anonymous.get("/actuator/health/hibernateRouting/replica1");
-            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (down.statusCode() != 503 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
                 down = anonymous.get("/actuator/health/hibernateRouting/replica1");
             }
-            assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
+            assertThat(down.statusCode())
+                    .as("replica1's health 30 s after its standby was killed: %s", down.body())
+                    .isEqualTo(503);
             assertThat(down.body()).contains("\"status\":\"DOWN\"");
-            assertThat(anonymous
-                            .get("/actuator/health/hibernateRouting/replica2")
-                            .body())
-                    .contains("\"status\":\"UP\"");
+            final HttpResponse<String> other = anonymous.get("/actuator/health/hibernateRouting/replica2");
+            assertThat(other.body()).as(() -> routing(context)).contains("\"status\":\"UP\"");
         }
 
         @Test
@@ -218,11 +238,13 @@ class SpringWebIT {
 
         /** Until reads through both instances go to replicas again: the window after meeting Redis has ended. */
         private void awaitMarkerWindowOver() throws Exception {
-            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             for (ConfigurableApplicationContext instance : List.of(first, second)) {
                 final Http bob = new Http(WebTestApplication.port(instance), "bob");
                 while (servedBy(bob.get("/port")).isPrimary()) {
-                    assertThat(System.nanoTime()).as("the marker window ended").isLessThan(deadline);
+                    assertThat(System.nanoTime())
+                            .as(() -> "the marker window ended; " + routing(instance))
+                            .isLessThan(deadline);
                     Thread.sleep(50);
                 }
             }
@@ -248,7 +270,9 @@ class SpringWebIT {
             final HttpResponse<String> read = aliceOnSecond.get("/notes/" + id);
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat(read.body()).isEqualTo("written through the first");
-            assertThat(bobOnSecond.get("/notes/" + id).statusCode()).isEqualTo(404);
+            assertThat(bobOnSecond.get("/notes/" + id).statusCode())
+                    .as(() -> "bob's read through the second instance, on a paused replica; " + routing(second))
+                    .isEqualTo(404);
         }
     }
 }
