@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
@@ -58,9 +59,25 @@ final class History {
     record Violation(String kind, String detail) {}
 
     private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private final AtomicInteger replicaReads = new AtomicInteger();
 
     void record(Op op) {
         ops.add(op);
+        size.incrementAndGet();
+        if (op.kind() != Kind.WRITE && op.ok() && !op.node().isPrimary()) {
+            replicaReads.incrementAndGet();
+        }
+    }
+
+    /** How many operations were recorded so far. */
+    int size() {
+        return size.get();
+    }
+
+    /** How many reads a replica served so far. */
+    int replicaReads() {
+        return replicaReads.get();
     }
 
     List<Op> ops() {

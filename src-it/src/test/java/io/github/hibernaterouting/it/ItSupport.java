@@ -50,13 +50,28 @@ final class ItSupport {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(name + " not reported down after 30s: " + status.nodes());
+                throw new AssertionError(name + " not reported down after 30s: " + routingState(emf));
             }
             pause(20);
         }
     }
 
-    /** A polling interval inside a loop with a deadline; never used to wait for replication. */
+    /**
+     * For failure messages: each node as the persistence unit sees it (up, lag, reads, pool) and its latest
+     * routing decisions (node and reason), newest first.
+     */
+    static String routingState(EntityManagerFactory emf) {
+        final RoutingStatus status = RoutingStatus.of(emf);
+        return status == null
+                ? "routing is off"
+                : "nodes " + status.nodes() + "; latest decisions "
+                        + status.decisions().stream().limit(10).toList();
+    }
+
+    /**
+     * A polling interval inside a loop with a deadline, or the length of an injected fault; never a wait for
+     * something the library or the servers do (replication, a health check, a reconnection).
+     */
     static void pause(long millis) {
         try {
             Thread.sleep(millis);

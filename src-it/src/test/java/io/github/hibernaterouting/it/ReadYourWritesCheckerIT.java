@@ -2,6 +2,7 @@ package io.github.hibernaterouting.it;
 
 import static io.github.hibernaterouting.it.ItSupport.emf;
 import static io.github.hibernaterouting.it.ItSupport.pause;
+import static io.github.hibernaterouting.it.ItSupport.routingState;
 import static io.github.hibernaterouting.it.ItSupport.sqlState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
@@ -37,10 +38,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -61,6 +64,11 @@ class ReadYourWritesCheckerIT {
             PostgresClusterExtension.withStandbys(2).withRedis();
 
     private static final int ACTORS = 32;
+    /**
+     * The reads replicas must have served for a run to have tested them at all. A count the workload runs until it is
+     * reached (not a share, which moves with where the pauses fall and how fast the standbys replay).
+     */
+    private static final int MIN_REPLICA_READS = 50;
 
     static PostgresCluster cluster;
     static RedisServer redis;
@@ -109,9 +117,24 @@ class ReadYourWritesCheckerIT {
         return values;
     }
 
-    /** The workload of one run: which persistence units, which strategy the actors' scopes name, how many ops. */
+    /**
+     * The workload of one run: which persistence units, which strategy the actors' scopes name, how many ops, and
+     * after them, while {@code more} says so, more of the same (drawn from the same seeded sequence).
+     */
     private record Workload(
-            List<EntityManagerFactory> instances, Strategy strategy, int actors, int minOps, int maxOps, long seed) {}
+            List<EntityManagerFactory> instances,
+            Strategy strategy,
+            int actors,
+            int minOps,
+            int maxOps,
+            long seed,
+            BooleanSupplier more) {}
+
+    /**
+     * How long after the start the actors may still go on past their own operations while {@link Workload#more} asks
+     * for more: a bound for a run whose condition never comes (its assertions then say which).
+     */
+    private static final Duration MORE_AT_MOST = Duration.ofSeconds(120);
 
     private static final AtomicLong UNITS = new AtomicLong();
 
@@ -170,7 +193,7 @@ class ReadYourWritesCheckerIT {
                 EntityManager em = emf.createEntityManager()) {
             for (int i = 0; i < reads; i++) {
                 if (i > 0) {
-                    // Spacing, so that other actors' writes land between the reads.
+                    // Spacing (pacing), so that other actors' writes land between the reads.
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
                 }
                 final long start = System.nanoTime();
@@ -197,10 +220,10 @@ class ReadYourWritesCheckerIT {
         }
     }
 
-    private static void runActor(History history, Workload workload, int actor) {
+    private static void runActor(History history, Workload workload, int actor, long moreUntilNanos) {
         final Random random = new Random(workload.seed() + actor);
         final int ops = workload.minOps() + random.nextInt(workload.maxOps() - workload.minOps() + 1);
-        for (int i = 0; i < ops; i++) {
+        for (int i = 0; i < ops || workload.more().getAsBoolean() && System.nanoTime() < moreUntilNanos; i++) {
             final EntityManagerFactory emf =
                     workload.instances().get(random.nextInt(workload.instances().size()));
             final int dice = random.nextInt(100);
@@ -220,21 +243,34 @@ class ReadYourWritesCheckerIT {
         final ExecutorService executor = Executors.newFixedThreadPool(workload.actors());
         final CountDownLatch go = new CountDownLatch(1);
         final List<Future<?>> actors = new ArrayList<>();
+        final long[] moreUntil = new long[1];
         try {
             for (int actor = 0; actor < workload.actors(); actor++) {
                 final int a = actor;
                 actors.add(executor.submit(() -> {
                     go.await();
-                    runActor(history, workload, a);
+                    runActor(history, workload, a, moreUntil[0]);
                     return null;
                 }));
             }
             if (faults != null) {
                 faults.start();
             }
+            moreUntil[0] = System.nanoTime() + MORE_AT_MOST.toNanos();
             go.countDown();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
             for (Future<?> f : actors) {
-                f.get(240, TimeUnit.SECONDS);
+                try {
+                    f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    throw new AssertionError(
+                            "the actors did not finish within 240 s (a stall?); "
+                                    + (faults == null ? "no faults" : "faults: " + faults.describe()) + "; "
+                                    + workload.instances().stream()
+                                            .map(ItSupport::routingState)
+                                            .toList(),
+                            e);
+                }
             }
         } finally {
             if (faults != null) {
@@ -252,6 +288,7 @@ class ReadYourWritesCheckerIT {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
         private final AtomicInteger pauses = new AtomicInteger();
+        private volatile boolean restarted;
         private volatile Throwable failure;
 
         FaultThread(long seed, History history, int stopAfterOps) {
@@ -267,16 +304,15 @@ class ReadYourWritesCheckerIT {
             boolean stopped = false;
             try {
                 while (running.get() && System.nanoTime() < deadline) {
-                    if (!stopped && history.ops().size() >= stopAfterOps) {
+                    if (!stopped && history.size() >= stopAfterOps) {
                         final Node victim = cluster.standby(1 + random.nextInt(2));
-                        log.add("stop " + victim.name() + " at op "
-                                + history.ops().size());
+                        log.add("stop " + victim.name() + " at op " + history.size());
                         cluster.stop(victim);
-                        pause(1000);
+                        pause(1000); // how long the standby stays down
                         cluster.start(victim);
-                        log.add("start " + victim.name() + " at op "
-                                + history.ops().size());
+                        log.add("start " + victim.name() + " at op " + history.size());
                         stopped = true;
+                        restarted = true;
                         continue;
                     }
                     final List<Node> paused = random.nextInt(4) == 0
@@ -284,9 +320,9 @@ class ReadYourWritesCheckerIT {
                             : List.of(cluster.standby(1 + random.nextInt(2)));
                     paused.forEach(cluster::pauseReplay);
                     pauses.incrementAndGet();
-                    pause(50 + random.nextInt(751));
+                    pause(50 + random.nextInt(751)); // how long replay stays paused
                     paused.forEach(cluster::resumeReplay);
-                    pause(random.nextInt(301));
+                    pause(random.nextInt(301)); // until the next pause
                 }
                 if (!stopped) {
                     log.add("the actors finished before the standby stop");
@@ -303,6 +339,11 @@ class ReadYourWritesCheckerIT {
             assertThat(failure).as("the fault thread's own failure").isNull();
         }
 
+        /** Whether the standby stop and start is done, or will not happen (this thread ended). */
+        boolean restartedOrEnded() {
+            return restarted || !isAlive();
+        }
+
         String describe() {
             return pauses.get() + " replay pauses, " + log;
         }
@@ -310,7 +351,7 @@ class ReadYourWritesCheckerIT {
 
     /** Waits (bounded) until an actor's read through {@code emf} is served by a replica: Redis's start-up window is over. */
     private static void awaitActorsOnReplicas(EntityManagerFactory emf) {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             try (RoutingScope ignored = RoutingScope.builder().actor("probe").open();
                     EntityManager em = emf.createEntityManager()) {
@@ -321,10 +362,12 @@ class ReadYourWritesCheckerIT {
                     return;
                 }
             }
-            assertThat(System.nanoTime())
-                    .as("actors read from replicas once Redis's start-up window is over")
-                    .isLessThan(deadline);
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        "actors still read from the primary 30 s after Redis's start-up window (1 s) began; "
+                                + routingState(emf));
+            }
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos()); // poll interval
         }
     }
 
@@ -354,8 +397,17 @@ class ReadYourWritesCheckerIT {
                 instances.forEach(ReadYourWritesCheckerIT::awaitActorsOnReplicas);
             }
             final History history = new History();
-            final Workload workload = new Workload(instances, null, ACTORS, 60, 100, seed);
             final FaultThread faults = new FaultThread(seed, history, ACTORS * 80 / 3);
+            // Past their own operations, the actors go on until the standby stop and start happened while they ran,
+            // and until replicas served enough reads, however fast this machine runs them.
+            final Workload workload = new Workload(
+                    instances,
+                    null,
+                    ACTORS,
+                    60,
+                    100,
+                    seed,
+                    () -> !faults.restartedOrEnded() || history.replicaReads() < MIN_REPLICA_READS);
             final long start = System.nanoTime();
             run(history, workload, faults);
             final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -368,19 +420,18 @@ class ReadYourWritesCheckerIT {
                     "%n== read-your-writes checker: %s, seed %d, %d ms%nfaults: %s%n%s",
                     deployment, seed, millis, faults.describe(), summary);
 
-            assertThat(violations).as(summary).isEmpty();
+            final String context = deployment + ", seed " + seed + " (replay: -Dit.seed=" + seed + "), faults: "
+                    + faults.describe() + "\n" + summary;
+            assertThat(violations).as(context).isEmpty();
             assertThat(faults.describe())
-                    .as("the standby was stopped and started during the run")
+                    .as("the standby was stopped and started during the run: %s", context)
                     .contains("stop ")
                     .contains("start ");
-            final List<Op> reads = history.ops().stream()
-                    .filter(op -> op.kind() != Kind.WRITE && op.ok())
-                    .toList();
-            assertThat(reads.stream().filter(op -> !op.node().isPrimary()).count())
-                    .as("replicas served reads (else the checker tested only the primary)")
-                    .isGreaterThan(reads.size() / 10);
+            assertThat(history.replicaReads())
+                    .as("replicas served reads (else the checker tested only the primary): %s", context)
+                    .isGreaterThanOrEqualTo(MIN_REPLICA_READS);
             assertThat(history.ops().stream().filter(op -> op.kind() == Kind.WRITE && !op.ok()))
-                    .as("writes run on the primary, which stays up: none fails")
+                    .as("writes run on the primary, which stays up: none fails: %s", context)
                     .isEmpty();
         } finally {
             instances.forEach(EntityManagerFactory::close);
@@ -391,20 +442,23 @@ class ReadYourWritesCheckerIT {
     @Test
     void checker_reportsReadYourWritesViolations_whenReadsMayIgnoreTheActorsWrites() throws Exception {
         resetCounters();
-        final EntityManagerFactory emf = emf(cluster, Map.of());
+        // No time bound on lag: the paused standby stays eligible however long the run takes on this machine.
+        final EntityManagerFactory emf = emf(cluster, Map.of(RoutingSettings.MAX_REPLICA_LAG, "0"));
         try (emf) {
             awaitReplicasUp(emf);
             cluster.pauseReplay(cluster.standby(1));
             final History history = new History();
-            run(history, new Workload(List.of(emf), Strategy.STALE_READ, 8, 30, 30, seed()), null);
+            final long seed = seed();
+            run(history, new Workload(List.of(emf), Strategy.STALE_READ, 8, 30, 30, seed, () -> false), null);
             cluster.resumeAll();
             cluster.awaitCaughtUp(Duration.ofSeconds(30));
 
             final List<Violation> violations = history.check(finalValues());
-            System.out.printf("%n== negative control (STALE_READ, standby1 paused)%n%s", history.summary(violations));
+            final String summary = history.summary(violations);
+            System.out.printf("%n== negative control (STALE_READ, standby1 paused), seed %d%n%s", seed, summary);
             assertThat(violations)
                     .extracting(Violation::kind)
-                    .as("the checker catches stale reads")
+                    .as("the checker catches stale reads: seed %d%n%s", seed, summary)
                     .contains("read-your-writes");
             assertThat(violations)
                     .extracting(Violation::kind)

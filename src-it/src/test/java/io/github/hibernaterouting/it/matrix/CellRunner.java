@@ -29,7 +29,12 @@ import org.hibernate.cfg.AvailableSettings;
 final class CellRunner {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
-    /** How a run departs from a matrix cell (the self-tests misconfigure cells on purpose). */
+    /**
+     * How a run departs from a matrix cell (the self-tests misconfigure cells on purpose).
+     *
+     * @param minReplicaReads past their own operations, the actors go on until replicas served this many reads (and,
+     *     with {@code faults}, until every fault was injected): counts the workload reaches on any machine
+     */
     record Plan(
             int minOps,
             int maxOps,
@@ -37,9 +42,10 @@ final class CellRunner {
             Mix mix,
             boolean faults,
             boolean pauseStandby1,
+            int minReplicaReads,
             Map<String, ?> overrides) {
         static Plan matrix() {
-            return new Plan(90, 130, true, Mix.FULL, true, false, Map.of());
+            return new Plan(90, 130, true, Mix.FULL, true, false, 50, Map.of());
         }
     }
 
@@ -173,7 +179,12 @@ final class CellRunner {
                             options.expectedOps())
                     : null;
             final long start = System.nanoTime();
-            workload.run(faults, 60, 240);
+            workload.run(
+                    faults,
+                    () -> (faults != null && !faults.allInjectedOrEnded())
+                            || history.replicaReads() < plan.minReplicaReads(),
+                    60,
+                    240);
             final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             cluster.resumeAll();
             cluster.awaitCaughtUp(Duration.ofSeconds(60));
@@ -239,7 +250,7 @@ final class CellRunner {
 
     /** Waits (bounded) until an actor's read is served by a replica: Redis's start-up window is over. */
     private static void awaitActorsOnReplicas(PostgresCluster cluster, EntityManagerFactory emf) {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             try (RoutingScope ignored = RoutingScope.builder().actor("probe").open();
                     EntityManager em = emf.createEntityManager()) {
@@ -250,9 +261,10 @@ final class CellRunner {
                 // replica_failure=FAIL: while the actor must read the primary, its reads fail instead.
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("actors still read from the primary 15 s after Redis's start-up window");
+                throw new AssertionError("actors still read from the primary 30 s after Redis's start-up window (2 s)"
+                        + " began; " + MatrixWorkload.routingState(emf));
             }
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos()); // poll interval
         }
     }
 }

@@ -35,6 +35,9 @@ final class MatrixFaults extends Thread {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pauses = new AtomicInteger();
+    /** Whether every fault of the plan (the standby stop, and with Redis its pauses and restart) was injected. */
+    private volatile boolean allInjected;
+
     private volatile Throwable failure;
 
     /**
@@ -60,11 +63,12 @@ final class MatrixFaults extends Thread {
         boolean redisRestarted = redis == null;
         try {
             while (running.get() && System.nanoTime() < deadline) {
+                allInjected = stopped && redisPauses == redisPausesAt.size() && redisRestarted;
                 if (!stopped && progress.getAsInt() >= stopAt) {
                     final Node victim = cluster.standby(1 + random.nextInt(2));
                     log.add("stop " + victim.name() + " at op " + progress.getAsInt());
                     cluster.stop(victim);
-                    nap(1000);
+                    nap(1000); // how long the standby stays down
                     cluster.start(victim);
                     log.add("start " + victim.name() + " at op " + progress.getAsInt());
                     stopped = true;
@@ -74,7 +78,7 @@ final class MatrixFaults extends Thread {
                     log.add("standbys paused, Redis CLIENT PAUSE 1200 ms at op " + progress.getAsInt());
                     cluster.standbys().forEach(cluster::pauseReplay);
                     pauseRedis(1200);
-                    nap(600);
+                    nap(600); // the standbys resume 0.6 s after Redis
                     cluster.standbys().forEach(cluster::resumeReplay);
                     redisPauses++;
                     continue;
@@ -89,9 +93,9 @@ final class MatrixFaults extends Thread {
                         random.nextInt(4) == 0 ? cluster.standbys() : List.of(cluster.standby(1 + random.nextInt(2)));
                 paused.forEach(cluster::pauseReplay);
                 pauses.incrementAndGet();
-                nap(50 + random.nextInt(751));
+                nap(50 + random.nextInt(751)); // how long replay stays paused
                 paused.forEach(cluster::resumeReplay);
-                nap(random.nextInt(301));
+                nap(random.nextInt(301)); // until the next pause
             }
             if (!stopped) {
                 log.add("the actors finished before the standby stop");
@@ -109,7 +113,7 @@ final class MatrixFaults extends Thread {
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
-        nap(millis);
+        nap(millis); // the pause's length: Redis holds the commands meanwhile
     }
 
     private static void nap(long millis) {
@@ -131,6 +135,14 @@ final class MatrixFaults extends Thread {
         if (failure != null) {
             throw new AssertionError("the fault thread failed", failure);
         }
+    }
+
+    /**
+     * Whether every fault of the plan was injected (the standby stop and start, and with Redis its two pauses and
+     * its restart), or none more will be (this thread ended): until then the actors go on.
+     */
+    boolean allInjectedOrEnded() {
+        return allInjected || !isAlive();
     }
 
     boolean stoppedAStandby() {

@@ -131,6 +131,7 @@ public final class MatrixHistory {
     private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
     private final AtomicInteger others = new AtomicInteger();
+    private final AtomicInteger replicaReads = new AtomicInteger();
 
     public void record(Op op) {
         ops.add(op);
@@ -138,6 +139,14 @@ public final class MatrixHistory {
         if (op.errorKind() == ErrorKind.OTHER) {
             others.incrementAndGet();
         }
+        if (served(op) && op.onReplica()) {
+            replicaReads.incrementAndGet();
+        }
+    }
+
+    /** A read that returned, with a known server. */
+    private static boolean served(Op op) {
+        return !op.kind().mutation && op.ok() && op.node() != null;
     }
 
     /** How many failures were recorded that no operation may have (each one is an unexpected-error violation). */
@@ -345,14 +354,12 @@ public final class MatrixHistory {
 
     /** Reads that returned (own, stale, in units of work), with a known server. */
     public List<Op> servedReads() {
-        return ops().stream()
-                .filter(op -> !op.kind().mutation && op.ok() && op.node() != null)
-                .toList();
+        return ops().stream().filter(MatrixHistory::served).toList();
     }
 
-    /** How many served reads a replica served. */
+    /** How many served reads a replica served so far. */
     public long replicaReads() {
-        return servedReads().stream().filter(Op::onReplica).count();
+        return replicaReads.get();
     }
 
     /** The share of served reads a replica served (what the cache holds counts as what loaded it), in percent. */

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.hibernate.Session;
 import org.hibernate.jpa.HibernateHints;
 
@@ -112,11 +113,13 @@ final class MatrixWorkload {
     }
 
     /**
-     * Runs every thread to its end; {@code faults} (if not null) runs meanwhile. The threads start no new
-     * operation after {@code budgetSeconds}, or once {@link #UNEXPECTED_ERRORS_TO_STOP} unexpected errors were
-     * recorded (the cell fails anyway, and a pool deadlock would otherwise cost seconds per operation).
+     * Runs every thread to its end; {@code faults} (if not null) runs meanwhile. Past its own operations, a thread
+     * goes on (drawing from the same seeded sequence) while {@code more} says so: until the faults were injected
+     * while it ran and the replicas served enough reads, however fast the machine runs the operations. The threads
+     * start no new operation after {@code budgetSeconds}, or once {@link #UNEXPECTED_ERRORS_TO_STOP} unexpected
+     * errors were recorded (the cell fails anyway, and a pool deadlock would otherwise cost seconds per operation).
      */
-    void run(MatrixFaults faults, long budgetSeconds, long timeoutSeconds) throws Exception {
+    void run(MatrixFaults faults, BooleanSupplier more, long budgetSeconds, long timeoutSeconds) throws Exception {
         budgetDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(budgetSeconds);
         final ExecutorService executor = Executors.newFixedThreadPool(THREADS);
         final CountDownLatch go = new CountDownLatch(1);
@@ -127,7 +130,7 @@ final class MatrixWorkload {
                 final int t = thread;
                 threads.add(executor.submit(() -> {
                     go.await();
-                    runThread(t);
+                    runThread(t, more);
                     return null;
                 }));
             }
@@ -139,8 +142,14 @@ final class MatrixWorkload {
                 try {
                     f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
-                    throw new AssertionError("the actors did not finish within " + timeoutSeconds
-                            + " s (a stall: a pool deadlock, a lock never released?)");
+                    throw new AssertionError(
+                            "the actors did not finish within " + timeoutSeconds
+                                    + " s (a stall: a pool deadlock, a lock never released?); "
+                                    + (faults == null ? "no faults" : "faults: " + faults.describe()) + "; "
+                                    + options.instances().stream()
+                                            .map(MatrixWorkload::routingState)
+                                            .toList(),
+                            e);
                 }
             }
         } finally {
@@ -151,10 +160,19 @@ final class MatrixWorkload {
         }
     }
 
-    private void runThread(int thread) {
+    /** For failure messages: each node as a persistence unit sees it, and its latest routing decisions. */
+    static String routingState(EntityManagerFactory emf) {
+        final RoutingStatus status = RoutingStatus.of(emf);
+        return status == null
+                ? "routing is off"
+                : "nodes " + status.nodes() + "; latest decisions "
+                        + status.decisions().stream().limit(10).toList();
+    }
+
+    private void runThread(int thread, BooleanSupplier more) {
         final Random random = new Random(options.seed() * 31 + thread);
         final int ops = options.minOps() + random.nextInt(options.maxOps() - options.minOps() + 1);
-        for (int i = 0; i < ops; i++) {
+        for (int i = 0; i < ops || more.getAsBoolean(); i++) {
             if (history.unexpectedErrors() >= UNEXPECTED_ERRORS_TO_STOP) {
                 stoppedEarly = "stopped early: " + UNEXPECTED_ERRORS_TO_STOP + " unexpected errors";
                 return;
@@ -576,7 +594,7 @@ final class MatrixWorkload {
                     EntityManager em = emf.createEntityManager()) {
                 for (int i = 0; i < paths.length; i++) {
                     if (i > 0) {
-                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(gaps[i]));
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(gaps[i])); // pacing: the gap between reads
                     }
                     em.clear(); // the next find asks the second-level cache or the database again
                     if (!read(emf, em, thread, Kind.READ_UNIT, unit, object, type, id, paths[i], false)) {
@@ -593,7 +611,7 @@ final class MatrixWorkload {
                 }
             }
             for (int i = 1; i < paths.length; i++) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(gaps[i]));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(gaps[i])); // pacing: the gap between reads
                 em.clear();
                 if (!read(emf, em, thread, Kind.READ_UNIT, unit, object, type, id, paths[i], false)) {
                     return;
@@ -753,7 +771,7 @@ final class MatrixWorkload {
                         em.createNativeQuery("select value, inet_server_port() from snapshot_rows where id = ?")
                                 .setParameter(1, id)
                                 .getSingleResult();
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2)); // pacing: room for a concurrent commit
                 final Object[] second = (Object[])
                         em.createNativeQuery("select value, inet_server_port() from snapshot_rows where id = ?")
                                 .setParameter(1, id)

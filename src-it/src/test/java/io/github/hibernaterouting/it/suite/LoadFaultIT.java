@@ -22,7 +22,7 @@ class LoadFaultIT {
     /** The primary pool of each instance ({@code -Dload.primaryPool}). */
     static final int PRIMARY_POOL = Integer.getInteger("load.primaryPool", 5);
 
-    static final Duration POOL_TIMEOUT = Duration.ofSeconds(2);
+    static final Duration POOL_TIMEOUT = Duration.ofSeconds(5);
     static final Duration DURATION = Duration.ofSeconds(70);
 
     @Test
@@ -36,26 +36,42 @@ class LoadFaultIT {
         System.out.println("== load and fault run, seed " + seed + " (report: " + dir.resolve("report.md") + ")");
         System.out.println(run.markdown());
 
+        final String report = "seed " + seed + ", see " + dir.resolve("report.md");
         assertThat(run.setupError).as("setup or run error").isNull();
         assertThat(run.primaryPoolMaximum.values())
                 .as("the primary pool size the processes report")
                 .containsOnly(PRIMARY_POOL);
+        assertThat(run.replica1PoolMaximum.values())
+                .as("replica1's pool size the processes report (it bounds the reads a kill may fail)")
+                .allSatisfy(maximum -> assertThat(maximum).isPositive());
         assertThat(run.faults).as("faults injected").hasSize(8);
-        assertThat(run.ops.size()).as("requests").isGreaterThan(1_000);
-        assertThat(run.lost)
-                .as("lost writes (see %s)", dir.resolve("report.md"))
+        // That the run did real work, whatever the machine's speed (how many requests it managed is in the report).
+        assertThat(run.clientsWithoutCompletedWork())
+                .as("clients without an acknowledged mutation or an answered read (%s)", report)
                 .isEmpty();
+        assertThat(run.phasesWithoutAnsweredReads())
+                .as("phases between faults in which no read was answered: a fault without load (%s)", report)
+                .isEmpty();
+        assertThat(run.lost).as("lost writes (%s)", report).isEmpty();
         assertThat(run.violations)
-                .as("read-your-writes violations (see %s)", dir.resolve("report.md"))
+                .as("read-your-writes violations (%s)", report)
+                .isEmpty();
+        // The primary pools are smaller than the load: a request waits for a connection, but none may wait longer
+        // than the pool timeout and fail (latencies, and requests slower than the pool timeout, are in the report).
+        assertThat(run.poolTimeouts())
+                .as(
+                        "requests that failed because no primary connection became free within the pool timeout"
+                                + " (%d ms): the pool was exhausted (%s)",
+                        POOL_TIMEOUT.toMillis(), report)
+                .isEmpty();
+        assertThat(run.notBackAfterRedisRestart())
+                .as("processes that did not store Redis markers again after the restart (%s)", report)
                 .isEmpty();
         assertThat(run.undocumented())
-                .as("5xx outside the documented cases (see %s)", dir.resolve("report.md"))
+                .as("5xx outside the documented cases (%s)", report)
                 .isEmpty();
         assertThat(run.unexpectedClientErrors())
-                .as("unexpected 4xx (see %s)", dir.resolve("report.md"))
+                .as("unexpected 4xx (%s)", report)
                 .isEmpty();
-        assertThat(run.maxMillis())
-                .as("the slowest request, against the pool timeout")
-                .isLessThanOrEqualTo(POOL_TIMEOUT.toMillis());
     }
 }

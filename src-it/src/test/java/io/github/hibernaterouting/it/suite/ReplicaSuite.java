@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -301,10 +302,11 @@ final class ReplicaSuite {
         while (!(aOnReplica && bOnReplica)) {
             require(
                     System.nanoTime() < deadline,
-                    "Bob's reads did not reach a replica in both processes within 60 s: " + warm.exchanges);
+                    () -> "Bob's reads did not reach a replica in both processes within 60 s: " + warm.exchanges + "; "
+                            + routingStatus());
             aOnReplica |= isReplica(call(warm, "warm", a, "GET", "api/notes/" + bobNote, BOB, Map.of(), null).servedBy);
             bOnReplica |= isReplica(call(warm, "warm", b, "GET", "api/notes/" + bobNote, BOB, Map.of(), null).servedBy);
-            Thread.sleep(250);
+            Thread.sleep(250); // poll interval
         }
     }
 
@@ -449,18 +451,21 @@ final class ReplicaSuite {
                 require("primary".equals(trigger.servedBy), "Alice's POST served by " + trigger.servedBy);
                 final Set<String> nodes = new LinkedHashSet<>();
                 for (int i = 0; i < 8; i++) {
+                    final int index = i;
                     final SampleProcess p = i % 2 == 0 ? a : b;
                     final Response read = expect(
                             call(c, "Bob reads " + i, p, "GET", "api/notes/" + bobNote, BOB, Map.of(), null), 200);
                     require(
                             isReplica(read.servedBy),
-                            "Bob's read " + i + " via " + p.name + " served by " + read.servedBy
-                                    + " (Alice's write must not move Bob to the primary)");
+                            () -> "Bob's read " + index + " via " + p.name + " served by " + read.servedBy
+                                    + " (Alice's write must not move Bob to the primary); " + routingStatus());
                     nodes.add(read.servedBy);
                 }
+                // replica1 stays eligible for Bob while its lag (from the heartbeat above) is within max_replica_lag.
                 require(
                         nodes.contains("replica1") && nodes.contains("replica2"),
-                        "Bob's reads should use both replicas, including paused replica1; saw " + nodes);
+                        () -> "Bob's reads should use both replicas, including paused replica1; saw " + nodes + "; "
+                                + routingStatus());
                 c.note("Bob's reads were served by " + nodes + " while replica1 lacked Alice's write");
             });
 
@@ -581,7 +586,7 @@ final class ReplicaSuite {
                         break;
                     }
                     require(System.nanoTime() < deadline, "no word count after 60 s: " + read.body);
-                    Thread.sleep(300);
+                    Thread.sleep(300); // poll interval
                 }
                 final Matcher words = WORDS.matcher(read.body);
                 words.find();
@@ -606,7 +611,7 @@ final class ReplicaSuite {
             final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (redisExists(MARKER_PREFIX + "1")) {
                 require(System.nanoTime() < deadline, "Alice's marker " + MARKER_PREFIX + "1 still exists after 30 s");
-                Thread.sleep(200);
+                Thread.sleep(200); // poll interval
             }
             c.note("Alice's marker " + MARKER_PREFIX + "1 expired after " + millisSince(start) + " ms");
             final long polling = System.nanoTime();
@@ -794,8 +799,9 @@ final class ReplicaSuite {
                             "POST via " + p.name + " after the restart answered " + post.status + ": " + post.body);
                     require(
                             System.nanoTime() < deadline,
-                            "mutations via " + p.name + " still 503 45 s after the Redis restart");
-                    Thread.sleep(500);
+                            () -> "mutations via " + p.name + " still 503 45 s after the Redis restart: " + post.body
+                                    + "; " + routingStatus());
+                    Thread.sleep(500); // poll interval
                 }
             }
             final long writesBack = millisSince(restarted);
@@ -814,7 +820,8 @@ final class ReplicaSuite {
         while (!(nodes.contains("replica1") && nodes.contains("replica2"))) {
             require(
                     System.nanoTime() < deadline,
-                    "reads did not return to both replicas within " + timeout.toSeconds() + " s; saw " + nodes);
+                    () -> "reads did not return to both replicas within " + timeout.toSeconds() + " s; saw " + nodes
+                            + "; " + routingStatus());
             for (SampleProcess p : List.of(a, b)) {
                 final Response read = expect(call(c, "poll", p, "GET", path, key, Map.of(), null), 200);
                 if (isReplica(read.servedBy)) {
@@ -822,7 +829,7 @@ final class ReplicaSuite {
                 }
             }
             if (!(nodes.contains("replica1") && nodes.contains("replica2"))) {
-                Thread.sleep(250);
+                Thread.sleep(250); // poll interval
             }
         }
         return nodes;
@@ -888,6 +895,35 @@ final class ReplicaSuite {
         if (!condition) {
             throw new AssertionError(message);
         }
+    }
+
+    /** {@link #require(boolean, String)} with a message made only on failure (one that asks the processes). */
+    static void require(boolean condition, Supplier<String> message) {
+        if (!condition) {
+            throw new AssertionError(message.get());
+        }
+    }
+
+    /** For failure messages: each process's {@code /status} (each node's health, lag and pool, the latest decisions). */
+    private String routingStatus() {
+        final StringBuilder text = new StringBuilder();
+        for (SampleProcess p : List.of(a, b)) {
+            text.append(text.length() == 0 ? "" : "; ").append(p.name).append(" /status: ");
+            try {
+                final HttpResponse<String> status = http.send(
+                        HttpRequest.newBuilder(p.uri().resolve("status"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                text.append(status.body());
+            } catch (IOException | RuntimeException e) {
+                text.append("unavailable: ").append(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                text.append("interrupted");
+            }
+        }
+        return text.toString();
     }
 
     // ---------------------------------------------------------------- servers
