@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *   <li>a {@link RoutingScope} still open on the test's thread after the test. The check closes it
  *       (innermost first), so that later tests do not run inside it, then fails the test naming it;</li>
  *   <li>a connection still borrowed from one of the library's pools ({@link RoutingStatus.Node#pool()})
- *       of a watched persistence unit: every pool must be back to no active connection within 2 s
+ *       of a watched persistence unit: every pool must be back to no active connection within 10 s (system property {@code hibernate.routing.testing.settleSeconds})
  *       after the test (HikariCP returns some connections asynchronously). A persistence unit the
  *       test closes is checked while Hibernate closes it, the last moment its pools exist.</li>
  * </ul>
@@ -58,7 +58,18 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class RoutingLeakCheck
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
     /** How long each pool may take to get its connections back after a test. */
-    private static final Duration SETTLE_TIME = Duration.ofSeconds(2);
+    private static final long DEFAULT_SETTLE_SECONDS = 10;
+
+    /**
+     * The system property that sets how long, in whole seconds, each pool may take to get its connections back
+     * (default 10). Generous on purpose: the wait ends as soon as every pool is seen without an active
+     * connection, so it costs only a test that leaks, and a busy machine must not turn a late return into a leak.
+     */
+    public static final String SETTLE_SECONDS_PROPERTY = "hibernate.routing.testing.settleSeconds";
+
+    private static Duration settleTime() {
+        return Duration.ofSeconds(Long.getLong(SETTLE_SECONDS_PROPERTY, DEFAULT_SETTLE_SECONDS));
+    }
 
     /** The check running a test class or test on this thread, which {@link RoutingTestSupport#emf} reports to. */
     private static final ThreadLocal<RoutingLeakCheck> ACTIVE = new ThreadLocal<>();
@@ -288,8 +299,9 @@ public final class RoutingLeakCheck
         for (EntityManagerFactory emf : factories) {
             final String borrowed = stillBorrowed(emf);
             if (borrowed != null) {
-                leaks.add("Connections still borrowed from hibernate-routing's pools " + SETTLE_TIME.toSeconds()
-                        + " s after the test, in persistence unit '" + emf.getName() + "': " + borrowed + ". " + HINT);
+                leaks.add("Connections still borrowed from hibernate-routing's pools "
+                        + settleTime().toSeconds() + " s after the test, in persistence unit '" + emf.getName() + "': "
+                        + borrowed + ". " + HINT);
             }
         }
         return leaks;
@@ -327,7 +339,8 @@ public final class RoutingLeakCheck
             if (borrowed != null) {
                 check.foundAtClose.add(
                         "Connections still borrowed from hibernate-routing's pools when persistence unit '"
-                                + emf.getName() + "' was closed (waited " + SETTLE_TIME.toSeconds() + " s): " + borrowed
+                                + emf.getName() + "' was closed (waited "
+                                + settleTime().toSeconds() + " s): " + borrowed
                                 + ". " + HINT);
             }
             check.observed.remove(emf);
@@ -335,12 +348,12 @@ public final class RoutingLeakCheck
     }
 
     /**
-     * Waits up to {@link #SETTLE_TIME} for every pool of {@code emf} to be seen without an active
+     * Waits up to {@link #settleTime()} for every pool of {@code emf} to be seen without an active
      * connection; describes the pools that never were, or {@code null} when all were (or routing is
      * off for {@code emf}, or the library does not own its pools).
      */
     private static String stillBorrowed(EntityManagerFactory emf) {
-        final long deadline = System.nanoTime() + SETTLE_TIME.toNanos();
+        final long deadline = System.nanoTime() + settleTime().toNanos();
         final Set<String> returned = new HashSet<>();
         while (true) {
             final RoutingStatus status = RoutingStatus.of(emf);
