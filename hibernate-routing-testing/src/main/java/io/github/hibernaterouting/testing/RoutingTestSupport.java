@@ -125,6 +125,19 @@ public final class RoutingTestSupport {
     }
 
     /**
+     * For assertion messages: each node as the persistence unit sees it (up, lag, reads, writes, pool) and its
+     * latest 10 routing decisions (node and reason), newest first; {@code "routing off"} when routing is off.
+     */
+    public static String routingState(EntityManagerFactory emf) {
+        final RoutingStatus status = RoutingStatus.of(emf);
+        if (status == null) {
+            return "routing off";
+        }
+        final List<RoutingStatus.Decision> decisions = status.decisions();
+        return "nodes " + status.nodes() + "; latest decisions " + decisions.subList(0, Math.min(10, decisions.size()));
+    }
+
+    /**
      * Waits until the persistence unit reports every replica up (its health check answered and its
      * circuit breaker is closed), for example after a test stopped one; returns at once when routing
      * is off for {@code emf}.

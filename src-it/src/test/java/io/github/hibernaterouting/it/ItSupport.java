@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.it;
 
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
+
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
@@ -54,18 +56,6 @@ final class ItSupport {
             }
             pause(20);
         }
-    }
-
-    /**
-     * For failure messages: each node as the persistence unit sees it (up, lag, reads, pool) and its latest
-     * routing decisions (node and reason), newest first.
-     */
-    static String routingState(EntityManagerFactory emf) {
-        final RoutingStatus status = RoutingStatus.of(emf);
-        return status == null
-                ? "routing is off"
-                : "nodes " + status.nodes() + "; latest decisions "
-                        + status.decisions().stream().limit(10).toList();
     }
 
     /**

@@ -2,9 +2,9 @@ package io.github.hibernaterouting.it;
 
 import static io.github.hibernaterouting.it.ItSupport.emf;
 import static io.github.hibernaterouting.it.ItSupport.pause;
-import static io.github.hibernaterouting.it.ItSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,6 @@
 package io.github.hibernaterouting.routing.it;
 
-import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

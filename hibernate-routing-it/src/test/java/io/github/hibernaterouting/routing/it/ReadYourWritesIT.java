@@ -4,10 +4,10 @@ import static io.github.hibernaterouting.routing.it.RoutingItSupport.LAG_BOUND_N
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.awaitCaughtUpAsSeenBy;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -2,9 +2,9 @@ package io.github.hibernaterouting.routing.it;
 
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.awaitCaughtUpAsSeenBy;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,7 +1,6 @@
 package io.github.hibernaterouting.routing.it;
 
 import io.github.hibernaterouting.routing.RoutingSettings;
-import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.PostgresCluster;
@@ -11,7 +10,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.hibernate.cfg.AvailableSettings;
 
@@ -29,9 +27,6 @@ public final class RoutingItSupport {
      * starved health-check thread can exceed.
      */
     public static final String LAG_BOUND_NO_TEST_REACHES = "1h";
-
-    /** How many of the latest routing decisions {@link #routingState} shows. */
-    private static final int DECISIONS_SHOWN = 10;
 
     private RoutingItSupport() {}
 
@@ -91,21 +86,6 @@ public final class RoutingItSupport {
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         RoutingTestSupport.awaitReplicasUp(emf);
         runtime(emf).checkReplicasNow();
-    }
-
-    /**
-     * What {@code emf}'s routing knows right now, for assertion messages about which server served: every node's
-     * state (up, lag, reads, pool) and the latest decisions with their reasons, newest first, so that a failure
-     * can be diagnosed from the build log alone.
-     */
-    public static String routingState(EntityManagerFactory emf) {
-        final RoutingStatus status = RoutingStatus.of(emf);
-        if (status == null) {
-            return "routing off";
-        }
-        final List<RoutingStatus.Decision> decisions = status.decisions();
-        return "nodes " + status.nodes() + "; latest decisions "
-                + decisions.subList(0, Math.min(DECISIONS_SHOWN, decisions.size()));
     }
 
     /** The first throwable of {@code type} in the cause chain of {@code e}, or {@code null}. */

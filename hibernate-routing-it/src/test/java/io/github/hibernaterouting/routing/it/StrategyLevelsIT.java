@@ -1,10 +1,10 @@
 package io.github.hibernaterouting.routing.it;
 
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
-import static io.github.hibernaterouting.routing.it.RoutingItSupport.routingState;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 

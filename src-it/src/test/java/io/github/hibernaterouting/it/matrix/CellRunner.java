@@ -262,7 +262,7 @@ final class CellRunner {
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("actors still read from the primary 30 s after Redis's start-up window (2 s)"
-                        + " began; " + MatrixWorkload.routingState(emf));
+                        + " began; " + RoutingTestSupport.routingState(emf));
             }
             LockSupport.parkNanos(Duration.ofMillis(100).toNanos()); // poll interval
         }

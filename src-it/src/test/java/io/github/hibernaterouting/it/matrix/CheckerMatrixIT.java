@@ -123,12 +123,12 @@ class CheckerMatrixIT {
                         false,
                         true,
                         0,
-                        // No time bound on lag: paused standby1 stays eligible however long the run takes.
+                        // A lag bound no run reaches: paused standby1 stays eligible however long the run takes.
                         Map.of(
                                 RoutingSettings.STRATEGY,
                                 Strategy.STALE_READ.name(),
                                 RoutingSettings.MAX_REPLICA_LAG,
-                                "0")));
+                                "1h")));
 
         assertThat(result.violations())
                 .extracting(Violation::kind)

@@ -8,6 +8,7 @@ import io.github.hibernaterouting.routing.RoutingHints;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -147,7 +148,7 @@ final class MatrixWorkload {
                                     + " s (a stall: a pool deadlock, a lock never released?); "
                                     + (faults == null ? "no faults" : "faults: " + faults.describe()) + "; "
                                     + options.instances().stream()
-                                            .map(MatrixWorkload::routingState)
+                                            .map(RoutingTestSupport::routingState)
                                             .toList(),
                             e);
                 }
@@ -158,15 +159,6 @@ final class MatrixWorkload {
             }
             executor.shutdownNow();
         }
-    }
-
-    /** For failure messages: each node as a persistence unit sees it, and its latest routing decisions. */
-    static String routingState(EntityManagerFactory emf) {
-        final RoutingStatus status = RoutingStatus.of(emf);
-        return status == null
-                ? "routing is off"
-                : "nodes " + status.nodes() + "; latest decisions "
-                        + status.decisions().stream().limit(10).toList();
     }
 
     private void runThread(int thread, BooleanSupplier more) {
