@@ -132,7 +132,9 @@ final class CellRunner {
         if (cell.cache() == Cell.Cache.ON) {
             settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, "true");
             settings.put(AvailableSettings.USE_QUERY_CACHE, "true");
-            settings.put(AvailableSettings.CACHE_REGION_FACTORY, "jcache");
+            // Hibernate's JCache provider with one lock a region for both instances, as a clustered cache
+            // has: READ_WRITE over the plain provider loses updates between two session factories.
+            settings.put(AvailableSettings.CACHE_REGION_FACTORY, ClusteredJCacheRegionFactory.class.getName());
             settings.put("hibernate.javax.cache.provider", "org.ehcache.jsr107.EhcacheCachingProvider");
             settings.put("hibernate.javax.cache.missing_cache_strategy", "create");
             // The same regions for both instances: one cache, as a replicated cache of a cluster would be.
