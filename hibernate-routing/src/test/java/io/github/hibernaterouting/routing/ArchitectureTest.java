@@ -30,8 +30,14 @@ class ArchitectureTest {
     /** Longest main-code file in lines, generated forwarding bases excepted. */
     private static final int MAX_LINES = 420;
 
-    private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
-    private static final Pattern STRINGS = Pattern.compile("\"(?:\\\\.|[^\"\\\\])*\"");
+    /**
+     * String literals and comments, in one pass so that neither hides in the other: a string that holds
+     * {@code //} ({@code "jdbc:postgresql://"}) is no comment, a quote in a comment or a character
+     * literal starts no string.
+     */
+    private static final Pattern STRINGS_AND_COMMENTS = Pattern.compile(
+            "(\"(?:\\\\.|[^\"\\\\\\n])*+\")|'(?:\\\\.|[^'\\\\])'|/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
+
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern QUALIFIED =
             Pattern.compile("\\b(io\\.github\\.hibernaterouting\\.routing(?:\\.[a-z]\\w*)*)\\.([A-Z]\\w*)");
@@ -50,9 +56,9 @@ class ArchitectureTest {
                         try {
                             final String text = Files.readString(file);
                             final Matcher pkg = PACKAGE.matcher(text);
-                            final String code = STRINGS.matcher(
-                                            COMMENTS.matcher(text).replaceAll(" "))
-                                    .replaceAll("\"\"");
+                            final String code = STRINGS_AND_COMMENTS
+                                    .matcher(text)
+                                    .replaceAll(m -> m.group(1) != null ? "\"\"" : " ");
                             final String name = file.getFileName().toString().replace(".java", "");
                             return new Source(name, pkg.find() ? pkg.group(1) : "", code);
                         } catch (IOException e) {

@@ -196,6 +196,42 @@ class RoutingConfigTest {
         }
     }
 
+    // Split at every comma, a multi-host URL was refused with its tail quoted ("s2:5432/app") and no reason.
+    @Test
+    void multiHostReplicaUrl_isRefusedAsOneUrl_sayingWhy_andListingEachStandby_withoutThePassword() {
+        final Map<String, Object> settings = base();
+        settings.put(
+                RoutingSettings.REPLICA_URLS,
+                "jdbc:postgresql://s1:5432,s2:5433/app?targetServerType=preferSecondary&loadBalanceHosts=true"
+                        + "&password=s3cret-pw");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("'" + RoutingSettings.REPLICA_URLS + "'")
+                .hasMessageContaining("names several hosts (s1:5432,s2:5433)")
+                .hasMessageContaining("a read could land on a standby that has not replayed")
+                .hasMessageContaining("jdbc:postgresql://s1:5432/app?targetServerType=preferSecondary")
+                .hasMessageContaining("jdbc:postgresql://s2:5433/app?targetServerType=preferSecondary")
+                .hasMessageNotContaining("s3cret-pw");
+    }
+
+    @Test
+    void replicaUrls_commasInsideAUrlsParameters_doNotSplitIt() {
+        final Map<String, Object> settings = base();
+        final String withOptions = REPLICA + "?options=-c%20search_path=app,public";
+        settings.put(RoutingSettings.REPLICA_URLS, withOptions + " , jdbc:postgresql://127.0.0.1:5434/app,");
+        assertThat(config(settings).replicaUrls).containsExactly(withOptions, "jdbc:postgresql://127.0.0.1:5434/app");
+    }
+
+    @Test
+    void replicaUrls_anEntryAfterACommaThatIsNotAJdbcUrl_isRefusedByItself() {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.REPLICA_URLS, REPLICA + ",replica2:5432/app");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("'replica2:5432/app'")
+                .hasMessageContaining("comma-separated PostgreSQL JDBC URLs");
+    }
+
     @Test
     void jdbcUrlWithUserInfo_failsNamingTheKeyAndTheFix_withoutThePassword() {
         for (String key : List.of("jakarta.persistence.jdbc.url", RoutingSettings.REPLICA_URLS)) {
