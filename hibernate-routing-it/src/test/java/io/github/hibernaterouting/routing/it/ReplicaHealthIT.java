@@ -16,6 +16,7 @@ import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -188,6 +189,127 @@ class ReplicaHealthIT extends RoutingFixture {
         }
     }
 
+    /** A pool as a container, JNDI or a wrapper shows it: a {@code DataSource} that does not unwrap to HikariCP. */
+    private record OpaquePool(javax.sql.DataSource pool) implements javax.sql.DataSource {
+        @Override
+        public Connection getConnection() throws SQLException {
+            return pool.getConnection();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return pool.getConnection(user, password);
+        }
+
+        @Override
+        public java.io.PrintWriter getLogWriter() throws SQLException {
+            return pool.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(java.io.PrintWriter out) throws SQLException {
+            pool.setLogWriter(out);
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) throws SQLException {
+            pool.setLoginTimeout(seconds);
+        }
+
+        @Override
+        public int getLoginTimeout() throws SQLException {
+            return pool.getLoginTimeout();
+        }
+
+        @Override
+        public java.util.logging.Logger getParentLogger() {
+            return java.util.logging.Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return false;
+        }
+    }
+
+    private static int runningReports() {
+        try (Connection admin = cluster.adminConnection(cluster.standby(1));
+                Statement s = admin.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(
+                        "select count(*) from pg_stat_activity where query = '" + REPORT + "' and state = 'active'")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError("cannot count the reports on standby 1", e);
+        }
+    }
+
+    // Busy was failed for every pool but a bare HikariCP: an exhausted container or wrapped pool opened the
+    // breaker and took the replica out for the breaker's open duration.
+    @Test
+    void exhaustedReplicaPoolThatIsNotHikari_isBusyNotFailed_itsReadsFallBack_andItsBreakerStaysClosed()
+            throws Exception {
+        final com.zaxxer.hikari.HikariDataSource hidden = new com.zaxxer.hikari.HikariDataSource();
+        hidden.setJdbcUrl(cluster.standby(1).jdbcUrl());
+        hidden.setUsername(cluster.user());
+        hidden.setPassword(cluster.password());
+        hidden.setMaximumPoolSize(3);
+        hidden.setConnectionTimeout(250);
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(RoutingSettings.REPLICA_URLS, null);
+        settings.put(RoutingSettings.REPLICA_DATASOURCES, List.of(new OpaquePool(hidden)));
+        settings.put(RoutingSettings.METER_REGISTRY, meters);
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        final EntityManagerFactory opaque = emf(cluster, settings);
+        try (hidden;
+                opaque) {
+            RoutingTestSupport.awaitReplicasUp(opaque);
+            final ReplicaNode node = runtime(opaque).replicas().get(0);
+            // The library's health check keeps one connection of such a pool; two reports hold the others.
+            final List<Future<?>> reports = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                reports.add(threads.submit(() -> {
+                    try (EntityManager em = opaque.createEntityManager()) {
+                        em.createNativeQuery(REPORT).getSingleResult();
+                    }
+                }));
+            }
+            awaitTrue(() -> runningReports() == 2, "the reports hold the pool's other connections");
+            awaitTrue(() -> hidden.getHikariPoolMXBean().getActiveConnections() == 3, "the pool is exhausted");
+
+            try (EntityManager em = opaque.createEntityManager()) {
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("no replica connection within 250 ms: the primary (%s)", routingState(opaque))
+                        .isTrue();
+            }
+            assertThat(meters.get(RoutingMetrics.FALLBACKS)
+                            .tag("reason", "replica-busy")
+                            .counter()
+                            .count())
+                    .as("the fallback's reason")
+                    .isEqualTo(1);
+            assertThat(meters.find(RoutingMetrics.REPLICA_FAILURES).counter())
+                    .as("an exhausted pool is not a replica failure")
+                    .isNull();
+            assertThat(node.breaker().isClosed()).as("the breaker").isTrue();
+            endReports(reports);
+            try (EntityManager em = opaque.createEntityManager()) {
+                assertThat(servedBy(cluster, em))
+                        .as("the replica serves once the reports end (%s)", routingState(opaque))
+                        .isEqualTo(cluster.standby(1));
+            }
+        } finally {
+            cancelRunningReports();
+            threads.shutdownNow();
+        }
+    }
+
     @Test
     void saturatedPrimaryPool_doesNotFreezeLagData_aPausedStandbyGoesOverTheBoundInTime() throws Exception {
         final Map<String, Object> settings = new HashMap<>();
@@ -231,6 +353,156 @@ class ReplicaHealthIT extends RoutingFixture {
                     em.getTransaction().rollback();
                     em.close();
                 }
+            }
+        }
+    }
+
+    /** Runs {@code sql} on the primary as superuser (roles, their limits, other sessions). */
+    private static void asAdmin(String sql) throws SQLException {
+        try (Connection admin = cluster.adminConnection(cluster.primary());
+                Statement s = admin.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** The application name of the library's own health-check connections. */
+    private static final String PROBE = "hibernate-routing health check";
+
+    /**
+     * Creates login role {@code role} with {@code password} on the primary (the standbys replay it), with
+     * what the library needs (the identity functions) and the tests' tables; replicas keep the cluster's role.
+     */
+    private static void createRole(String role, String password) throws SQLException {
+        asAdmin("create role " + role + " login password '" + password + "'; grant all on account, note to " + role
+                + "; grant all on sequence account_seq, note_seq to " + role + "; "
+                + io.github.hibernaterouting.routing.internal.consistency.WalPositions.identityGrants(role));
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+    }
+
+    /** The primary backends of {@code role}: the pool's ({@code probe} false) or the health check's. */
+    private static List<Integer> primaryBackends(String role, boolean probe) {
+        final List<Integer> pids = new ArrayList<>();
+        try (Connection admin = cluster.adminConnection(cluster.primary());
+                Statement s = admin.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("select pid from pg_stat_activity where usename = '" + role
+                        + "' and (application_name = '" + PROBE + "') = " + probe + " order by pid")) {
+            while (rs.next()) {
+                pids.add(rs.getInt(1));
+            }
+        } catch (SQLException e) {
+            throw new AssertionError("cannot list the backends of " + role, e);
+        }
+        return pids;
+    }
+
+    /** Ends the health check's connection of {@code role} to the primary, as an administrator could. */
+    private static void terminateProbe(String role) throws SQLException {
+        asAdmin("select pg_terminate_backend(pid) from pg_stat_activity where usename = '" + role
+                + "' and application_name = '" + PROBE + "'");
+    }
+
+    private static Map<String, Object> asRole(String role, String password) {
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put("jakarta.persistence.jdbc.user", role);
+        settings.put("jakarta.persistence.jdbc.password", password);
+        settings.put(RoutingSettings.REPLICA_USER, cluster.user());
+        settings.put(RoutingSettings.REPLICA_PASSWORD, cluster.password());
+        return settings;
+    }
+
+    /** The bounds of the persistence unit below: 64 kB, 1 s, lag data no older than 1 s. */
+    private static final LagBounds LIMITED_BOUNDS =
+            new LagBounds(true, 64 * 1024, 1000, LagBounds.staleAfter(1000, 100));
+
+    // Seen in a black-box run: the role at its connection limit and the probe's session ended once; reads went
+    // to a standby megabytes behind while the status said 0 bytes, and every failed check emptied the pool.
+    @Test
+    void primaryProbeThatCannotConnect_whileThePoolWorks_makesReplicaLagUnknown_notZero_andLeavesThePoolAlone()
+            throws Exception {
+        createRole("limited_app", "limited-secret");
+        final Map<String, Object> settings = asRole("limited_app", "limited-secret");
+        settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "2");
+        settings.put(RoutingSettings.PRIMARY_MINIMUM_IDLE, "2");
+        settings.put(RoutingSettings.MAX_REPLICA_LAG_BYTES, "64kB");
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, "1s");
+        final EntityManagerFactory limited = emf(cluster, settings);
+        try (limited) {
+            awaitTrue(() -> primaryBackends("limited_app", false).size() == 2, "the primary pool holds 2 connections");
+            assertThat(primaryBackends("limited_app", true))
+                    .as("the health check's connection")
+                    .hasSize(1);
+            final List<Integer> poolBackends = primaryBackends("limited_app", false);
+            asAdmin("alter role limited_app connection limit 2");
+            terminateProbe("limited_app");
+            awaitTrue(() -> primaryBackends("limited_app", true).isEmpty(), "the health check's connection is gone");
+
+            cluster.pauseReplay(cluster.standby(1));
+            onPrimary(
+                    cluster,
+                    "insert into note select nextval('note_seq'), repeat('x', 1000) from generate_series(1, 300)");
+            final ReplicaNode paused = runtime(limited).replicas().get(0);
+            // Once the last primary reading is older than the bound (1 s), lag is unknown for every replica.
+            awaitTrue(
+                    () -> paused.ineligibility(LIMITED_BOUNDS, Lsn.UNKNOWN) == ReplicaNode.Ineligibility.LAG_UNKNOWN,
+                    "the paused standby's lag counts as unknown while the primary cannot be read ("
+                            + routingState(limited) + ")");
+            assertThat(servedByFreshSessions(limited, 8))
+                    .as("no replica serves with unknown lag (%s)", routingState(limited))
+                    .containsExactly(cluster.primary());
+            // The status shows it from the standby's next check on (the refusal above may come first).
+            awaitTrue(
+                    () -> RoutingStatus.of(limited).nodes().get(1).lagBytes() == -1,
+                    "the paused standby's lag in the status: unknown, not 0 against a frozen reading ("
+                            + routingState(limited) + ")");
+            try (EntityManager em = limited.createEntityManager()) {
+                em.getTransaction().begin();
+                em.persist(new Note("written while the probe is refused"));
+                em.getTransaction().commit();
+            }
+            assertThat(primaryBackends("limited_app", false))
+                    .as("the pool's connections: the same backends, none closed because the probe failed")
+                    .isEqualTo(poolBackends);
+
+            asAdmin("alter role limited_app connection limit -1");
+            cluster.resumeReplay(cluster.standby(1));
+            awaitTrue(
+                    () -> servedByFreshSessions(limited, 6).stream().noneMatch(Node::isPrimary),
+                    "replicas serve again once the probe reconnects (" + routingState(limited) + ")");
+        } finally {
+            asAdmin("alter role limited_app connection limit -1");
+            cluster.resumeAll();
+        }
+    }
+
+    @Test
+    void primaryProbe_reconnectsWithThePoolsCurrentPassword_afterTheCredentialsRotate() throws Exception {
+        createRole("rotated_app", "first-secret");
+        final com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource();
+        pool.setJdbcUrl(cluster.primary().jdbcUrl());
+        pool.setUsername("rotated_app");
+        pool.setPassword("first-secret");
+        pool.setMaximumPoolSize(2);
+        final Map<String, Object> settings = asRole("rotated_app", "first-secret");
+        settings.put("jakarta.persistence.jdbc.url", null);
+        settings.put("jakarta.persistence.jdbc.user", null);
+        settings.put("jakarta.persistence.jdbc.password", null);
+        settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, null);
+        settings.put("hibernate.connection.datasource", pool);
+        final EntityManagerFactory rotated = emf(cluster, settings);
+        try (pool;
+                rotated) {
+            awaitTrue(() -> primaryBackends("rotated_app", true).size() == 1, "the health check is connected");
+            asAdmin("alter role rotated_app password 'second-secret'");
+            pool.getHikariConfigMXBean().setPassword("second-secret");
+            terminateProbe("rotated_app");
+
+            awaitTrue(
+                    () -> primaryBackends("rotated_app", true).size() == 1,
+                    "the health check connects again, with the pool's new password (" + routingState(rotated) + ")");
+            try (EntityManager em = rotated.createEntityManager()) {
+                em.getTransaction().begin();
+                em.persist(new Note("written after the rotation"));
+                em.getTransaction().commit();
             }
         }
     }

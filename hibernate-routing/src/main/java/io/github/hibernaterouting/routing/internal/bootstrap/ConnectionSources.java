@@ -5,9 +5,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.internal.replicas.BusyPools;
 import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import io.github.hibernaterouting.routing.sql.internal.Masking;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -75,7 +75,9 @@ final class ConnectionSources implements AutoCloseable {
                 owned.add(pool);
                 primary = pool;
                 primaryDescription = Masking.url(config.primaryUrl);
-                primaryProbe = OwnPools.probe(primaryConfig);
+                // The running pool, not the configuration it was built from: credentials changed
+                // through its MXBean reach the probe too.
+                primaryProbe = OwnPools.probe(pool);
             }
             final List<Replica> replicas = new ArrayList<>();
             for (Object source : config.replicaDataSources) {
@@ -86,8 +88,7 @@ final class ConnectionSources implements AutoCloseable {
                 final HikariConfig replicaConfig = OwnPools.replica(config, i);
                 final HikariDataSource pool = new HikariDataSource(replicaConfig);
                 owned.add(pool);
-                replicas.add(new Replica(
-                        Masking.url(config.replicaUrls.get(i)), pool, false, OwnPools.probe(replicaConfig)));
+                replicas.add(new Replica(Masking.url(config.replicaUrls.get(i)), pool, false, OwnPools.probe(pool)));
             }
             return new ConnectionSources(primary, primaryDescription, primaryProbe, replicas, owned);
         } catch (RuntimeException e) {
@@ -146,6 +147,11 @@ final class ConnectionSources implements AutoCloseable {
         return primary;
     }
 
+    /** The primary's pool if the library built it, {@code null} if the application supplies the data source. */
+    HikariDataSource ownPrimaryPool() {
+        return primary instanceof HikariDataSource pool && owned.contains(pool) ? pool : null;
+    }
+
     /** The primary in words: its masked URL, or its data source's JNDI name or class. */
     String primaryDescription() {
         return primaryDescription;
@@ -161,14 +167,7 @@ final class ConnectionSources implements AutoCloseable {
      * framework such as Spring Boot), or {@code null} when it is not HikariCP.
      */
     static HikariDataSource hikari(DataSource source) {
-        if (source instanceof HikariDataSource pool) {
-            return pool;
-        }
-        try {
-            return source.isWrapperFor(HikariDataSource.class) ? source.unwrap(HikariDataSource.class) : null;
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
+        return BusyPools.hikari(source);
     }
 
     /** {active, idle, maximum} connections of {@code source}'s HikariCP pool, or {@code null}. */

@@ -90,26 +90,16 @@ final class OwnPools {
      * gate: the pool's URL, credentials, driver and driver properties, with a connect timeout and a
      * socket timeout of their own unless the configuration set them, outside the pool. {@code pool}
      * may be a pool the application supplies ({@code HikariDataSource} is a {@code HikariConfig}).
+     * Credentials are read from {@code pool} each time the probe connects, so a password changed at
+     * run time through the pool's {@code HikariConfigMXBean} (rotated credentials) reaches the probe
+     * as it reaches the pool's next connection.
      */
     static ServerProbe probe(HikariConfig pool) {
         final String url = pool.getJdbcUrl();
-        final Properties properties = new Properties();
-        properties.putAll(pool.getDataSourceProperties());
-        if (pool.getUsername() != null) {
-            properties.setProperty("user", pool.getUsername());
-        }
-        if (pool.getPassword() != null) {
-            properties.setProperty("password", pool.getPassword());
-        }
-        properties.putIfAbsent("connectTimeout", String.valueOf(PROBE_CONNECT_TIMEOUT_SECONDS));
-        // A server that stops answering without closing the connection: the query timeout's cancel
-        // request may not reach it either.
-        properties.putIfAbsent("socketTimeout", String.valueOf(PROBE_SOCKET_TIMEOUT_SECONDS));
-        properties.putIfAbsent("ApplicationName", "hibernate-routing health check");
         final String driverClass = pool.getDriverClassName();
         return new ServerProbe(
                 () -> {
-                    final Connection connection = driver(driverClass, url).connect(url, properties);
+                    final Connection connection = driver(driverClass, url).connect(url, probeProperties(pool));
                     if (connection == null) {
                         throw new SQLException(
                                 "The JDBC driver does not accept " + pool.getPoolName() + "'s URL", "08001");
@@ -118,6 +108,26 @@ final class OwnPools {
                 },
                 PROBE_QUERY_TIMEOUT_SECONDS,
                 pool.getUsername());
+    }
+
+    /** The driver properties of a probe connection to {@code pool}'s server, with the pool's current credentials. */
+    static Properties probeProperties(HikariConfig pool) {
+        final Properties properties = new Properties();
+        properties.putAll(pool.getDataSourceProperties());
+        final String user = pool.getUsername();
+        if (user != null) {
+            properties.setProperty("user", user);
+        }
+        final String password = pool.getPassword();
+        if (password != null) {
+            properties.setProperty("password", password);
+        }
+        properties.putIfAbsent("connectTimeout", String.valueOf(PROBE_CONNECT_TIMEOUT_SECONDS));
+        // A server that stops answering without closing the connection: the query timeout's cancel
+        // request may not reach it either.
+        properties.putIfAbsent("socketTimeout", String.valueOf(PROBE_SOCKET_TIMEOUT_SECONDS));
+        properties.putIfAbsent("ApplicationName", "hibernate-routing health check");
+        return properties;
     }
 
     private static final int PROBE_CONNECT_TIMEOUT_SECONDS = 2;

@@ -74,6 +74,7 @@ public final class RoutingRuntime implements AutoCloseable {
                     names.get(i),
                     source.description(),
                     source.dataSource(),
+                    source.supplied(),
                     new CircuitBreaker(
                             config.circuitBreakerFailureThreshold,
                             config.circuitBreakerOpenDuration.toNanos(),
@@ -90,7 +91,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 bounds,
                 config.loadBalancing,
                 sources.primaryProbe(),
-                primaryPool,
+                sources.ownPrimaryPool(),
                 config.healthCheckInterval,
                 config.lsnPollInterval,
                 metrics);

@@ -63,21 +63,29 @@ public final class WalPositions {
     /**
      * The health check of a replica: whether it is in recovery, its replay position, whether it has
      * replayed all it received, seconds since it last replayed a transaction, the isolation level
-     * its connections' transactions get by default ({@link IsolationLevel#parse}), and its identity
-     * (system identifier and timeline).
+     * its connections' transactions get by default ({@link IsolationLevel#parse}), its identity
+     * (system identifier and timeline of its last restartpoint), and the timeline it receives WAL on
+     * now ({@code pg_stat_wal_receiver.received_tli}; null without a WAL receiver, or for a role
+     * without {@code pg_read_all_stats}, which PostgreSQL shows only the receiver's pid).
      */
     public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
             + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
             + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
-            + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS;
+            + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS
+            + ", (select received_tli::text from pg_catalog.pg_stat_wal_receiver)";
 
     /**
      * The health check of the primary: its WAL write position, for the byte lag, the isolation level
      * its connections' transactions get by default (the server's, database's, role's, URL's or pool's
-     * {@code default_transaction_isolation}), and its identity (system identifier and timeline).
+     * {@code default_transaction_isolation}), and its identity: the system identifier, and the
+     * timeline it writes on now, from the name of its current WAL file. (Its last checkpoint's
+     * timeline, {@code pg_control_checkpoint()}, stays the old one after a promotion until the new
+     * primary's first checkpoint completes, which can take minutes.)
      */
-    private static final String PRIMARY_CHECK_SQL =
-            "select pg_current_wal_lsn()::text, current_setting('transaction_isolation'), " + IDENTITY_COLUMNS;
+    private static final String PRIMARY_CHECK_SQL = "select pg_current_wal_lsn()::text,"
+            + " current_setting('transaction_isolation'),"
+            + " (select system_identifier::text from pg_catalog.pg_control_system()),"
+            + " pg_catalog.pg_walfile_name(pg_current_wal_lsn())";
 
     /** SQLSTATE of a function the role may not execute. */
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
@@ -103,9 +111,16 @@ public final class WalPositions {
                             Lsn.parse(rs.getString(1)),
                             IsolationLevel.parse(rs.getString(2)),
                             rs.getString(3),
-                            timeline(rs.getString(4)))
+                            walFileTimeline(rs.getString(4)))
                     : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN, null, 0);
         }
+    }
+
+    /** The timeline of a WAL file name (its first 8 hexadecimal digits), {@code 0} if unknown. */
+    public static int walFileTimeline(String walFileName) {
+        return walFileName == null || walFileName.length() < 8
+                ? 0
+                : Integer.parseUnsignedInt(walFileName.substring(0, 8), 16);
     }
 
     /** A timeline number as the identity columns give it, {@code 0} if unknown. */

@@ -33,6 +33,13 @@ final class ReplicaMonitor implements AutoCloseable {
     private final long intervalMillis;
     private final ScheduledThreadPoolExecutor executor;
     private volatile long primaryLsn = Lsn.UNKNOWN;
+    /** {@link System#nanoTime()} when {@link #primaryLsn} was read; {@code 0} before the first answer. */
+    private volatile long primaryReadAtNanos;
+    /** Whether the primary's server answered its last check, or a failure said only that the probe may not connect. */
+    private volatile boolean primaryReachable = true;
+    /** Whether the primary's last check answered; for logging a failure once, and the recovery. */
+    private volatile boolean primaryAnswered = true;
+
     private volatile int primaryDefaultIsolation = IsolationLevel.UNKNOWN;
     private volatile String primarySystemIdentifier;
     private volatile int primaryTimeline;
@@ -49,6 +56,12 @@ final class ReplicaMonitor implements AutoCloseable {
         this.replicas = replicas;
         this.bounds = bounds;
         this.intervalMillis = intervalMillis;
+        // As recent as lag data must be to count, and never less than three checks.
+        final long answeredWithin =
+                Math.max(bounds.staleAfterNanos(), 3 * TimeUnit.MILLISECONDS.toNanos(intervalMillis));
+        for (ReplicaNode node : replicas) {
+            node.answeredWithin(answeredWithin);
+        }
         final AtomicInteger threads = new AtomicInteger();
         this.executor = new ScheduledThreadPoolExecutor(1 + replicas.size(), runnable -> {
             final Thread thread = new Thread(runnable, "hibernate-routing-health-" + threads.incrementAndGet());
@@ -96,31 +109,90 @@ final class ReplicaMonitor implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads the primary's position and identity. When the primary does not answer, the last reading
+     * keeps its age: once it is older than the lag data may be, every replica's lag counts as unknown
+     * ({@link ReplicaNode#ineligibility}), never as measured against a frozen position. The primary's
+     * pool is emptied (only the library's own: a restarted server has invalidated its connections)
+     * once per outage, and only when the server itself cannot be reached: a probe that may not connect
+     * (the role's connection limit, a password the probe lacks) says nothing about the pool's
+     * connections, and a probe connection ended on its own (an administrator's
+     * {@code pg_terminate_backend}) is opened again at once.
+     */
     private void checkPrimary(boolean bootstrap) {
+        SQLException failure;
         try {
-            final WalPositions.PrimaryState state = primary.query(WalPositions::primaryState);
-            if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
-                primaryDefaultIsolation = state.defaultIsolation();
-            }
-            primarySystemIdentifier = state.systemIdentifier();
-            primaryTimeline = state.timeline();
-            primaryLsn = state.writePosition();
+            readPrimary();
+            return;
         } catch (SQLException e) {
-            if (bootstrap && WalPositions.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
-                throw RoutingConfigurationException.withMessage(
-                        "jakarta.persistence.jdbc.user", identityMessage("The primary", primary.role(), e));
+            failure = e;
+        }
+        if (bootstrap && WalPositions.INSUFFICIENT_PRIVILEGE.equals(failure.getSQLState())) {
+            throw RoutingConfigurationException.withMessage(
+                    "jakarta.persistence.jdbc.user", identityMessage("The primary", primary.role(), failure));
+        }
+        if (primaryReachable && serverUnreachable(failure)) {
+            // The probe's own connection may have been the only casualty: one more try, on a new one.
+            try {
+                readPrimary();
+                return;
+            } catch (SQLException e) {
+                failure = e;
             }
-            // Lag cannot be measured without the primary; keep the last known position.
-            LOG.warn("Cannot read the primary's WAL position: {}", e.getMessage());
+        }
+        final boolean unreachable = serverUnreachable(failure);
+        if (primaryAnswered) {
+            LOG.warn(
+                    "Cannot read the primary's WAL position ({}); replica lag counts as unknown once the last"
+                            + " reading is older than the lag bound allows, and reads then go to the primary",
+                    failure.getMessage());
+        }
+        primaryAnswered = false;
+        if (unreachable && primaryReachable) {
             primaryFailed.run();
         }
+        primaryReachable = !unreachable;
+    }
+
+    private void readPrimary() throws SQLException {
+        final WalPositions.PrimaryState state = primary.query(WalPositions::primaryState);
+        if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
+            primaryDefaultIsolation = state.defaultIsolation();
+        }
+        primarySystemIdentifier = state.systemIdentifier();
+        primaryTimeline = state.timeline();
+        primaryLsn = state.writePosition();
+        primaryReadAtNanos = System.nanoTime();
+        if (!primaryAnswered) {
+            LOG.info("The primary answers its health check again");
+        }
+        primaryAnswered = true;
+        primaryReachable = true;
+    }
+
+    /**
+     * Whether {@code e} says the server could not be reached or went away (SQLSTATE class 08, or
+     * 57P01 to 57P03: shut down, crashed, starting up), as opposed to a server that answered and
+     * refused the probe (too many connections, authentication, privileges).
+     */
+    static boolean serverUnreachable(SQLException e) {
+        final String state = e.getSQLState();
+        return state == null
+                || state.startsWith("08")
+                || state.equals("57P01")
+                || state.equals("57P02")
+                || state.equals("57P03");
     }
 
     private void checkReplica(ReplicaNode node, boolean bootstrap) {
         final boolean wasUp = node.checked && node.isUp();
         final boolean wasInRecovery = node.inRecovery;
         try {
-            node.check(primaryLsn);
+            // A primary reading older than lag data may be measures nothing: the lag is unknown, not 0.
+            final long readAt = primaryReadAtNanos;
+            final boolean fresh = readAt != 0
+                    && (bounds.staleAfterNanos() == 0 || System.nanoTime() - readAt <= bounds.staleAfterNanos());
+            node.check(fresh ? primaryLsn : Lsn.UNKNOWN, readAt);
         } catch (SQLException e) {
             if (WalPositions.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 final String message =

@@ -9,7 +9,6 @@ import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import javax.sql.DataSource;
 
 /**
@@ -52,8 +51,12 @@ public final class ReplicaNode {
     private final DataSource connections;
     private final CircuitBreaker breaker;
     private final ServerProbe probe;
+    /** Whether the application supplies {@link #connections}: the library then never empties its pool. */
+    private final boolean supplied;
 
     volatile boolean checked;
+    /** How recent an answered check makes a pool that cannot give a connection busy ({@link #busy}). */
+    private volatile long answeredWithinNanos = 1_000_000_000L;
     /** {@link System#nanoTime()} of the last health check that answered. */
     private volatile long checkedAtNanos;
     /** The server's system identifier and timeline, from its last check; {@code null} before. */
@@ -69,6 +72,13 @@ public final class ReplicaNode {
     /** {@link System#nanoTime()} when {@link #replayLsn} was last read from the server (a check or the gate). */
     private volatile long replayObservedAt;
 
+    /**
+     * {@link System#nanoTime()} when the primary position that {@link #lagBytes} was measured against
+     * was read; {@code 0} while none was. A replica's lag is only as recent as this reading: a primary
+     * probe that stops answering leaves the lag unknown, never 0 against a frozen position.
+     */
+    private volatile long lagBasisNanos;
+
     volatile long lagBytes = -1;
     volatile double lagSeconds = Double.NaN;
     /**
@@ -80,6 +90,8 @@ public final class ReplicaNode {
 
     /**
      * @param connections the application's connections to the replica
+     * @param supplied whether the application supplies {@code connections} (a data source it built),
+     *     rather than the library (a pool for a URL of {@code replica_urls})
      * @param probe the library's own connection to it, for the health check and the LSN gate
      */
     public ReplicaNode(
@@ -87,19 +99,21 @@ public final class ReplicaNode {
             String name,
             String maskedUrl,
             DataSource connections,
+            boolean supplied,
             CircuitBreaker breaker,
             ServerProbe probe) {
         this.index = index;
         this.name = name;
         this.maskedUrl = maskedUrl;
         this.connections = connections;
+        this.supplied = supplied;
         this.breaker = breaker;
         this.probe = probe;
     }
 
     /** A replica whose checks borrow one connection from {@code connections} and keep it (tests with fake servers). */
     public ReplicaNode(int index, String name, String maskedUrl, DataSource connections, CircuitBreaker breaker) {
-        this(index, name, maskedUrl, connections, breaker, new ServerProbe(connections::getConnection, 2, null));
+        this(index, name, maskedUrl, connections, false, breaker, new ServerProbe(connections::getConnection, 2, null));
     }
 
     /** The replica's position in the configuration, from 0. */
@@ -172,12 +186,15 @@ public final class ReplicaNode {
     /**
      * Whether {@code e}, from borrowing one of the application's connections, only says that the pool
      * had none free in time (every connection in use, the server answering): the replica is busy, not
-     * failed. HikariCP attaches the last failure to connect to a timeout when there was one.
+     * failed ({@link BusyPools}).
      */
     public boolean busy(SQLException e) {
-        return connections instanceof HikariDataSource
-                && e instanceof SQLTransientConnectionException
-                && e.getCause() == null;
+        return BusyPools.busy(connections, e, reachable && System.nanoTime() - checkedAtNanos <= answeredWithinNanos);
+    }
+
+    /** Sets how recent the last answered check must be for {@link #busy} to call a pool busy. */
+    void answeredWithin(long nanos) {
+        this.answeredWithinNanos = nanos;
     }
 
     /**
@@ -210,9 +227,12 @@ public final class ReplicaNode {
         return defaultIsolation;
     }
 
-    /** The library's own pool's state, or {@code null} when the connections come from elsewhere. */
+    /**
+     * The library's own pool's state, or {@code null} when the connections come from elsewhere (a data
+     * source the application supplies is the application's to empty, even when it is a HikariCP pool).
+     */
     public HikariPoolMXBean ownPool() {
-        return connections instanceof HikariDataSource pool ? pool.getHikariPoolMXBean() : null;
+        return !supplied && connections instanceof HikariDataSource pool ? pool.getHikariPoolMXBean() : null;
     }
 
     /**
@@ -229,7 +249,7 @@ public final class ReplicaNode {
         if (bounds.checkRecovery() && !inRecovery) {
             return Ineligibility.NOT_IN_RECOVERY;
         }
-        if (bounds.staleAfterNanos() > 0 && System.nanoTime() - checkedAtNanos > bounds.staleAfterNanos()) {
+        if (bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())) {
             return Ineligibility.LAG_UNKNOWN;
         }
         if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
@@ -245,12 +265,24 @@ public final class ReplicaNode {
     }
 
     /**
+     * Whether the replica's last answered check, or the primary reading its lag was measured against,
+     * is older than {@code staleAfterNanos}.
+     */
+    private boolean lagDataStale(long staleAfterNanos) {
+        final long now = System.nanoTime();
+        final long basis = lagBasisNanos;
+        return now - checkedAtNanos > staleAfterNanos || basis == 0 || now - basis > staleAfterNanos;
+    }
+
+    /**
      * Asks the replica where it is, over the library's own connection, and records the answer.
      *
-     * @param primaryLsn the primary's current position, to compute the byte lag, or {@link Lsn#UNKNOWN}
+     * @param primaryLsn the primary's position, to compute the byte lag, or {@link Lsn#UNKNOWN}
+     * @param primaryReadAtNanos {@link System#nanoTime()} when {@code primaryLsn} was read, {@code 0}
+     *     for never
      * @throws SQLException if it did not answer; the replica is then taken out of rotation
      */
-    void check(long primaryLsn) throws SQLException {
+    void check(long primaryLsn, long primaryReadAtNanos) throws SQLException {
         try {
             probe.query(statement -> {
                 try (ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
@@ -260,10 +292,14 @@ public final class ReplicaNode {
                             rs.getString(2),
                             rs.getBoolean(3),
                             rs.getObject(4) == null ? Double.NaN : rs.getDouble(4),
-                            primaryLsn);
+                            primaryLsn,
+                            primaryReadAtNanos);
                     defaultIsolation = IsolationLevel.parse(rs.getString(5));
                     systemIdentifier = rs.getString(6);
-                    timeline = WalPositions.timeline(rs.getString(7));
+                    // The timeline it receives WAL on now, where it may see it; else its last restartpoint's,
+                    // which a standby that follows a newly promoted primary updates only at its next one.
+                    final String receiving = rs.getString(8);
+                    timeline = WalPositions.timeline(receiving != null ? receiving : rs.getString(7));
                 }
                 return null;
             });
@@ -284,8 +320,14 @@ public final class ReplicaNode {
     }
 
     void record(
-            boolean recovery, String replay, boolean replayedAllReceived, double secondsSinceReplay, long primaryLsn) {
+            boolean recovery,
+            String replay,
+            boolean replayedAllReceived,
+            double secondsSinceReplay,
+            long primaryLsn,
+            long primaryReadAtNanos) {
         inRecovery = recovery;
+        lagBasisNanos = primaryLsn == Lsn.UNKNOWN ? 0 : primaryReadAtNanos;
         if (!recovery) {
             // Not a standby (promoted, or a primary under another address): its data is the primary's
             // own. Eligibility refuses it unless the in-recovery check is switched off (benchmarks).
@@ -302,7 +344,9 @@ public final class ReplicaNode {
         lagBytes = bytes;
         // An idle primary sends no new transactions, so "time since last replay" grows on a replica
         // that is fully caught up; it only measures lag while there is WAL left to replay.
-        lagSeconds = bytes == 0 || replayedAllReceived && bytes <= 0 ? 0.0 : Math.max(0.0, secondsSinceReplay);
+        // Without a primary position, "replayed all it received" does not tell caught up from cut off.
+        lagSeconds =
+                bytes == 0 ? 0.0 : bytes < 0 && replayedAllReceived ? Double.NaN : Math.max(0.0, secondsSinceReplay);
     }
 
     /**

@@ -38,7 +38,7 @@ public final class ReplicaSet implements AutoCloseable {
                 bounds,
                 loadBalancing,
                 new ServerProbe(primary::getConnection, 2, null),
-                primary,
+                null,
                 healthCheckInterval,
                 lsnPollInterval,
                 metrics);
@@ -47,8 +47,9 @@ public final class ReplicaSet implements AutoCloseable {
     /**
      * @param primaryProbe the library's own connection to the primary, where the health check reads
      *     its position (for the byte lag) and its identity
-     * @param primaryPool the application's connections to the primary, dropped when the primary does
-     *     not answer (a restarted primary has invalidated them)
+     * @param ownPrimaryPool the pool of the primary's connections when the library built it, dropped
+     *     when the primary stops answering (a restarted primary has invalidated them); {@code null} for
+     *     a data source the application supplies, which the library never empties
      * @param healthCheckInterval how often the health check runs
      * @param lsnPollInterval how often the LSN gate asks the replicas while it waits
      */
@@ -57,7 +58,7 @@ public final class ReplicaSet implements AutoCloseable {
             LagBounds bounds,
             LoadBalancing loadBalancing,
             ServerProbe primaryProbe,
-            DataSource primaryPool,
+            HikariDataSource ownPrimaryPool,
             Duration healthCheckInterval,
             Duration lsnPollInterval,
             RoutingMetrics metrics) {
@@ -67,8 +68,8 @@ public final class ReplicaSet implements AutoCloseable {
         this.selector = new ReplicaSelector(this.nodes, bounds, loadBalancing);
         this.gate = new LsnGate(this.nodes, selector, bounds, lsnPollInterval.toNanos(), metrics);
         final Runnable primaryFailed = () -> {
-            if (primaryPool instanceof HikariDataSource pool && pool.getHikariPoolMXBean() != null) {
-                pool.getHikariPoolMXBean().softEvictConnections();
+            if (ownPrimaryPool != null && ownPrimaryPool.getHikariPoolMXBean() != null) {
+                ownPrimaryPool.getHikariPoolMXBean().softEvictConnections();
             }
         };
         this.monitor =

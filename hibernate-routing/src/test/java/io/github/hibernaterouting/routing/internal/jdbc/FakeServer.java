@@ -187,10 +187,12 @@ final class FakeServer {
                 final String sql = (String) args[0];
                 if (sql.contains("pg_is_in_recovery")) {
                     yield resultSet(new Object[][] {
-                        {standby, "0/1000", true, null, "read committed", "7000000000000000001", "1"}
+                        {standby, "0/1000", true, null, "read committed", "7000000000000000001", "1", null}
                     });
                 }
-                yield resultSet(new Object[][] {{"0/1000", "read committed", "7000000000000000001", "1"}});
+                yield resultSet(
+                        new Object[][] {{"0/1000", "read committed", "7000000000000000001", "000000010000000000000001"}
+                        });
             }
             case "execute" -> false;
             default -> defaultValue(method);
