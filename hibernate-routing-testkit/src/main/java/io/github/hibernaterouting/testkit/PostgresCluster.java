@@ -311,6 +311,34 @@ public final class PostgresCluster implements AutoCloseable {
         replication.awaitCaughtUp(timeout);
     }
 
+    /**
+     * Promotes {@code standby} to a primary on a new timeline ({@code pg_promote()}; returns once it
+     * accepts writes), as a failover manager does. Nothing else changes: {@link #primary()} stays the
+     * node the cluster started with (and keeps running: stop it for a failover, leave it for a split
+     * brain), the other standbys keep following it until {@link #follow} re-points them, and this
+     * cluster's replication helpers ({@link #awaitCaughtUp}, {@link #pauseReplay}) still treat the
+     * promoted node as a standby. A test that promotes owns its cluster; {@link PostgresClusterExtension}
+     * cannot heal one.
+     */
+    public synchronized void promote(Node standby) {
+        servers.requireControl("promote");
+        replication.promote(requireStandby(standby));
+    }
+
+    /**
+     * Re-points {@code standby} to stream from {@code upstream} (a promoted standby), as after a
+     * switchover: a replication slot of the standby's name on {@code upstream}, and the standby's
+     * {@code primary_conninfo} changed with {@code ALTER SYSTEM} and a reload (applied without a
+     * restart). Returns once the standby streams from {@code upstream} on its timeline.
+     *
+     * @throws TestkitException if it does not within 60 s (a standby that replayed WAL the new
+     *     primary does not have cannot follow it)
+     */
+    public synchronized void follow(Node standby, Node upstream) {
+        servers.requireControl("follow");
+        replication.follow(requireStandby(standby), requireMember(upstream));
+    }
+
     // ---------------------------------------------------------------- process controls
 
     /** True while the node's server process runs (always true for external clusters). */

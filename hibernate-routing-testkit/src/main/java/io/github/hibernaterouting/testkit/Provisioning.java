@@ -27,7 +27,7 @@ final class Provisioning {
     static final String ADMIN_USER = "postgres";
     static final String ADMIN_PASSWORD = "testkit-admin-secret";
     static final String REPLICATION_USER = "replicator";
-    private static final String REPLICATION_PASSWORD = "testkit-replication-secret";
+    static final String REPLICATION_PASSWORD = "testkit-replication-secret";
 
     private final PostgresCluster.Builder config;
     private final ManagedServers servers;

@@ -62,6 +62,55 @@ final class ReplicationControl {
         }
     }
 
+    /** See {@link PostgresCluster#promote(Node)}. */
+    void promote(Node standby) {
+        try (Connection c = cluster.adminConnection(standby)) {
+            if (!"t".equals(query(c, "SELECT pg_promote(true, 60)"))) {
+                throw new TestkitException("Promotion of " + standby + " did not complete within 60s");
+            }
+        } catch (SQLException e) {
+            throw new TestkitException("Could not promote " + standby + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** See {@link PostgresCluster#follow(Node, Node)}. */
+    void follow(Node standby, Node upstream) {
+        try (Connection up = cluster.adminConnection(upstream);
+                Connection c = cluster.adminConnection(standby)) {
+            query(
+                    up,
+                    "SELECT count(pg_create_physical_replication_slot(" + Jdbc.literal(standby.name()) + ", true))"
+                            + " WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = "
+                            + Jdbc.literal(standby.name()) + ")");
+            final String conninfo = "host=127.0.0.1 port=" + upstream.port() + " user="
+                    + Provisioning.REPLICATION_USER + " password=" + Provisioning.REPLICATION_PASSWORD
+                    + " application_name=" + standby.name();
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("ALTER SYSTEM SET primary_conninfo = " + Jdbc.literal(conninfo));
+            }
+            query(c, "SELECT pg_reload_conf()");
+            final String timeline =
+                    query(up, "SELECT ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int");
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (true) {
+                final String receiving = query(
+                        c,
+                        "SELECT (SELECT received_tli FROM pg_stat_wal_receiver WHERE status = 'streaming'"
+                                + " AND sender_port = " + upstream.port() + ")");
+                if (timeline.equals(receiving)) {
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TestkitException("Standby " + standby + " does not stream timeline " + timeline + " from "
+                            + upstream + " within 60s (receiving: " + receiving + ")");
+                }
+                Os.pause();
+            }
+        } catch (SQLException e) {
+            throw new TestkitException("Could not make " + standby + " follow " + upstream + ": " + e.getMessage(), e);
+        }
+    }
+
     /** See {@link PostgresCluster#resumeReplay(Node)}. */
     void resume(Node standby) {
         try (Connection c = cluster.adminConnection(standby)) {

@@ -53,6 +53,24 @@ class PostgresClusterIT {
     }
 
     @Test
+    void tcpRelay_handsEachNewConnectionToTheNextServer_inTurn(PostgresCluster pg) throws SQLException {
+        try (TcpRelay relay = new TcpRelay(pg.standbys(), pg.database())) {
+            final List<Integer> ports = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                try (Connection c = java.sql.DriverManager.getConnection(relay.jdbcUrl(), pg.user(), pg.password());
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT inet_server_port()")) {
+                    rs.next();
+                    ports.add(rs.getInt(1));
+                }
+            }
+            final int first = pg.standby(1).port();
+            final int second = pg.standby(2).port();
+            assertThat(ports).as("the servers that answered, in order").containsExactly(first, second, first, second);
+        }
+    }
+
+    @Test
     void pausedStandby_doesNotSeeNewRow_untilResumed(PostgresCluster pg) throws SQLException {
         Node paused = pg.standby(1);
         Node live = pg.standby(2);

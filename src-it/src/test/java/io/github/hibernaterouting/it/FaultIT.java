@@ -6,6 +6,7 @@ import static io.github.hibernaterouting.it.ItSupport.emf;
 import static io.github.hibernaterouting.it.ItSupport.executionsInLog;
 import static io.github.hibernaterouting.it.ItSupport.isConnectionFailure;
 import static io.github.hibernaterouting.it.ItSupport.messages;
+import static io.github.hibernaterouting.it.ItSupport.nodesServing;
 import static io.github.hibernaterouting.it.ItSupport.pause;
 import static io.github.hibernaterouting.it.ItSupport.sqlState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
@@ -144,16 +145,6 @@ class FaultIT {
                 window.toSeconds() + "s");
     }
 
-    private static Set<Node> nodesServing(EntityManagerFactory emf, int reads) {
-        final Set<Node> nodes = new HashSet<>();
-        for (int i = 0; i < reads; i++) {
-            try (EntityManager em = emf.createEntityManager()) {
-                nodes.add(servedBy(cluster, em));
-            }
-        }
-        return nodes;
-    }
-
     /**
      * The servers that served a batch of 10 reads: the first batch that satisfies {@code expected}, or the last one
      * after 30 s, and the longest any batch took. A restarted server answers its first health check while a standby
@@ -167,7 +158,7 @@ class FaultIT {
         boolean first = true;
         while (true) {
             final long batch = System.nanoTime();
-            nodes = nodesServing(emf, 10);
+            nodes = nodesServing(cluster, emf, 10);
             slowest = Math.max(slowest, System.nanoTime() - batch);
             if (expected.test(nodes) || System.nanoTime() > deadline) {
                 break;
@@ -494,7 +485,9 @@ class FaultIT {
                 assertThat(downMessages.get(downMessages.size() - 1))
                         .as("the message names the server that refused")
                         .contains("Connection to " + primary.host() + ":" + primary.port() + " refused");
-                assertThat(nodesServing(emf, 4)).as("reads need no primary").doesNotContain(primary);
+                assertThat(nodesServing(cluster, emf, 4))
+                        .as("reads need no primary")
+                        .doesNotContain(primary);
             } finally {
                 cluster.start(primary);
             }
@@ -569,7 +562,7 @@ class FaultIT {
                 assertThat(longOnPrimary(cluster, "select count(*) from fault_rows"))
                         .as("no row")
                         .isEqualTo(rowsBefore);
-                assertThat(nodesServing(emf, 4))
+                assertThat(nodesServing(cluster, emf, 4))
                         .as("reads without an actor need no marker")
                         .doesNotContain(primary);
             } finally {
@@ -634,7 +627,7 @@ class FaultIT {
                                 .collect(Collectors.joining(","))));
         try (emf) {
             awaitReplicasUp(emf);
-            assertThat(nodesServing(emf, 4))
+            assertThat(nodesServing(cluster, emf, 4))
                     .as("fast reads still run on the standbys")
                     .doesNotContain(cluster.primary());
 
@@ -714,7 +707,7 @@ class FaultIT {
             // Until B has reconnected, its marker reads fail and send the actor to the primary; wait for that to
             // end.
             awaitMarkerStorable(instanceB);
-            assertThat(nodesServing(instanceB, 4))
+            assertThat(nodesServing(cluster, instanceB, 4))
                     .as("B reads from the paused standbys when nothing forbids it")
                     .doesNotContain(cluster.primary());
             assertThat(actorSeesRow(instanceB, actor, seq))
@@ -851,7 +844,7 @@ class FaultIT {
             awaitReplicasUp(emf);
             cluster.kill(victim);
             awaitReplicaDown(emf, "replica1");
-            assertThat(nodesServing(emf, 6))
+            assertThat(nodesServing(cluster, emf, 6))
                     .as("reads skip it")
                     .doesNotContain(victim)
                     .isNotEmpty();

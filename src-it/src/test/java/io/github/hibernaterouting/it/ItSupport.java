@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,8 +14,10 @@ import java.nio.file.Files;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.hibernate.cfg.AvailableSettings;
 
@@ -62,6 +65,17 @@ final class ItSupport {
      * A polling interval inside a loop with a deadline, or the length of an injected fault; never a wait for
      * something the library or the servers do (replication, a health check, a reconnection).
      */
+    /** The nodes that served {@code reads} reads, each by a new EntityManager of {@code emf}. */
+    static Set<Node> nodesServing(PostgresCluster cluster, EntityManagerFactory emf, int reads) {
+        final Set<Node> nodes = new HashSet<>();
+        for (int i = 0; i < reads; i++) {
+            try (EntityManager em = emf.createEntityManager()) {
+                nodes.add(RoutingTestSupport.servedBy(cluster, em));
+            }
+        }
+        return nodes;
+    }
+
     static void pause(long millis) {
         try {
             Thread.sleep(millis);

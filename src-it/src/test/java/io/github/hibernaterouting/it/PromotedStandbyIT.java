@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.it;
 
 import static io.github.hibernaterouting.it.ItSupport.emf;
+import static io.github.hibernaterouting.it.ItSupport.nodesServing;
 import static io.github.hibernaterouting.it.ItSupport.pause;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
@@ -22,10 +23,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,16 +55,6 @@ class PromotedStandbyIT {
         }
     }
 
-    private static Set<Node> nodesServing(EntityManagerFactory emf, int reads) {
-        final Set<Node> nodes = new HashSet<>();
-        for (int i = 0; i < reads; i++) {
-            try (EntityManager em = emf.createEntityManager()) {
-                nodes.add(servedBy(cluster, em));
-            }
-        }
-        return nodes;
-    }
-
     private static long count(Node node, String text) throws SQLException {
         try (Connection c = cluster.connect(node);
                 Statement s = c.createStatement();
@@ -89,7 +78,7 @@ class PromotedStandbyIT {
         EntityManager stickyOnPromoted = null;
         try (emf) {
             awaitReplicasUp(emf);
-            assertThat(nodesServing(emf, 10))
+            assertThat(nodesServing(cluster, emf, 10))
                     .as("before: both standbys serve reads; %s", routingState(emf))
                     .contains(standby, promoted);
             for (int attempt = 0; attempt < 10 && stickyOnPromoted == null; attempt++) {
@@ -127,7 +116,7 @@ class PromotedStandbyIT {
             assertThat(servedBy(cluster, stickyOnPromoted))
                     .as("the unit of work that read there moves to the primary; %s", routingState(emf))
                     .isEqualTo(cluster.primary());
-            assertThat(nodesServing(emf, 20))
+            assertThat(nodesServing(cluster, emf, 20))
                     .as("new units of work read from the remaining standby only; %s", routingState(emf))
                     .containsExactly(standby);
 
