@@ -2,6 +2,7 @@ package io.github.hibernaterouting.it.matrix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -9,7 +10,6 @@ import jakarta.persistence.PersistenceConfiguration;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -141,12 +141,7 @@ class ClusteredJCacheRegionFactoryIT {
     }
 
     private static long versionOnPrimary() throws SQLException {
-        try (Connection c = cluster.connect(cluster.primary());
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("select version from versioned_counters where id = 1")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return RoutingTestSupport.longOnPrimary(cluster, "select version from versioned_counters where id = 1");
     }
 
     private static EntityManagerFactory emf(String name, Class<? extends JCacheRegionFactory> factory, String prefix) {
