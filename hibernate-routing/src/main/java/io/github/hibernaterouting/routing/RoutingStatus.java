@@ -4,7 +4,9 @@ import io.github.hibernaterouting.routing.internal.bootstrap.RoutingRuntime;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A snapshot of routing in one persistence unit, for status pages and health endpoints: each
@@ -32,6 +34,9 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
      * @param problem for a replica the library refuses (a standby of another cluster or timeline, or
      *     a server whose identity its role may not read): why, naming it by its masked URL; then
      *     {@code up} is false. {@code null} otherwise
+     * @param servers for a replica: the servers its connections reached, by address and port (one
+     *     for a URL that names one standby, several behind a load-balanced endpoint, a relay or a
+     *     multi-host URL); empty for the primary and before a replica's first answer
      */
     public record Node(
             String name,
@@ -42,7 +47,23 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
             long reads,
             long writes,
             Pool pool,
-            String problem) {}
+            String problem,
+            List<Server> servers) {}
+
+    /**
+     * One server behind a replica, as last learned from a connection that reached it; every read on
+     * a connection to it is decided by what is known of this server.
+     *
+     * @param address the address it accepted connections on ({@code inet_server_addr()}), {@code local} for a socket
+     * @param port the port it accepted connections on ({@code inet_server_port()})
+     * @param inRecovery whether it reported being a standby
+     * @param lagBytes WAL left to replay at its last answer, -1 if unknown
+     * @param lagSeconds seconds behind while there is WAL to replay; 0 when caught up, NaN if unknown
+     * @param problem why the library refuses it (another cluster or timeline, ahead of the primary), {@code null} if
+     *     it does not
+     */
+    public record Server(
+            String address, int port, boolean inRecovery, long lagBytes, double lagSeconds, String problem) {}
 
     /**
      * The connections of a node's pool.
@@ -68,6 +89,10 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
         if (runtime == null) {
             return null;
         }
+        final Map<String, List<Server>> servers = new HashMap<>();
+        runtime.forEachServer((node, address, port, inRecovery, lagBytes, lagSeconds, problem) ->
+                servers.computeIfAbsent(node, n -> new ArrayList<>())
+                        .add(new Server(address, port, inRecovery, lagBytes, lagSeconds, problem)));
         final List<Node> nodes = new ArrayList<>();
         runtime.forEachNode((name, primary, up, lagBytes, lagSeconds, reads, writes, active, idle, maximum, problem) ->
                 nodes.add(new Node(
@@ -79,7 +104,8 @@ public record RoutingStatus(List<Node> nodes, List<Decision> decisions) {
                         reads,
                         writes,
                         maximum < 0 ? null : new Pool(active, idle, maximum),
-                        problem)));
+                        problem,
+                        List.copyOf(servers.getOrDefault(name, List.of())))));
         final List<Decision> decisions = new ArrayList<>();
         runtime.forEachDecision((epochMillis, node, reason) ->
                 decisions.add(new Decision(Instant.ofEpochMilli(epochMillis), node, reason)));

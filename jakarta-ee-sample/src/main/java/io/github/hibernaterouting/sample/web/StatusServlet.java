@@ -59,6 +59,19 @@ public class StatusServlet extends HttpServlet {
         if (node.problem() != null) {
             json.put("problem", node.problem());
         }
+        if (!node.servers().isEmpty()) {
+            json.put(
+                    "servers",
+                    node.servers().stream()
+                            .map(server -> {
+                                final Map<String, Object> one = new LinkedHashMap<>();
+                                one.put("address", server.address() + ":" + server.port());
+                                one.put("lagBytes", server.lagBytes() < 0 ? null : server.lagBytes());
+                                one.put("problem", server.problem());
+                                return one;
+                            })
+                            .toList());
+        }
         if (node.pool() != null) {
             json.put(
                     "pool",

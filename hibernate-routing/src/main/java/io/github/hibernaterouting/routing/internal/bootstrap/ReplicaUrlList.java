@@ -50,24 +50,4 @@ final class ReplicaUrlList {
             urls.add(withoutTrailingCommas);
         }
     }
-
-    /**
-     * The host list of a {@code jdbc:postgresql://} URL when it names more than one host
-     * ({@code s1:5432,s2:5432}), {@code null} otherwise.
-     */
-    static String hostsIfSeveral(String url) {
-        final String prefix = "jdbc:postgresql://";
-        if (!url.startsWith(prefix)) {
-            return null;
-        }
-        int end = url.length();
-        for (char c : new char[] {'/', '?'}) {
-            final int i = url.indexOf(c, prefix.length());
-            if (i >= 0 && i < end) {
-                end = i;
-            }
-        }
-        final String hosts = url.substring(prefix.length(), end);
-        return hosts.indexOf(',') >= 0 ? hosts : null;
-    }
 }

@@ -252,7 +252,6 @@ public final class RoutingConfig {
                         "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
             }
             refuseUserInfo(key, url);
-            refuseHostList(key, url);
             if (url.equals(primaryUrl)) {
                 // A replica URL equal to the primary's means "no separate replica": share the primary pool.
                 continue;
@@ -275,28 +274,6 @@ public final class RoutingConfig {
                             + "Give the user and password as jakarta.persistence.jdbc.user and .password (replicas: "
                             + REPLICA_USER + ", " + REPLICA_PASSWORD + "), or as user= and password= parameters");
         }
-    }
-
-    /**
-     * A URL that names several hosts reaches several servers through one pool, while the library
-     * decides per configured replica whether it has replayed a position or is within the lag bound:
-     * reads could land on a standby that is behind.
-     */
-    private static void refuseHostList(String key, String url) {
-        final String hosts = ReplicaUrlList.hostsIfSeveral(url);
-        if (hosts == null) {
-            return;
-        }
-        final String rest = url.substring("jdbc:postgresql://".length() + hosts.length());
-        final String each = java.util.Arrays.stream(hosts.split(","))
-                .map(host -> "jdbc:postgresql://" + host.trim() + rest)
-                .collect(java.util.stream.Collectors.joining(","));
-        throw RoutingConfigurationException.withMessage(
-                key,
-                "The replica URL " + url + " in '" + key + "' names several hosts (" + hosts + "): a multi-host"
-                        + " URL reaches several standbys through one pool, but the library tracks each configured"
-                        + " replica as one server, so a read could land on a standby that has not replayed what it"
-                        + " needs. List each standby as a URL of its own, separated by commas: " + each);
     }
 
     private static String primaryUrlKey(Map<String, ?> settings) {

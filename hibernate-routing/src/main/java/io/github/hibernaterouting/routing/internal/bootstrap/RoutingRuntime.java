@@ -11,6 +11,7 @@ import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 import io.github.hibernaterouting.routing.internal.jdbc.JtaTransactions;
 import io.github.hibernaterouting.routing.internal.metrics.DecisionLog;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.CircuitBreaker;
 import io.github.hibernaterouting.routing.internal.replicas.LagBounds;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
@@ -280,6 +281,35 @@ public final class RoutingRuntime implements AutoCloseable {
                     pool == null ? 0 : pool[1],
                     pool == null ? -1 : pool[2],
                     node.problem());
+        }
+    }
+
+    /** Receives one server behind a replica ({@link #forEachServer}). */
+    @FunctionalInterface
+    public interface ServerVisitor {
+        void visit(
+                String node,
+                String address,
+                int port,
+                boolean inRecovery,
+                long lagBytes,
+                double lagSeconds,
+                String problem);
+    }
+
+    /** Visits the servers behind each replica, replica by replica, by address and port. */
+    public void forEachServer(ServerVisitor visitor) {
+        for (ReplicaNode node : replicas.nodes()) {
+            for (BackendServer server : node.backendServers()) {
+                visitor.visit(
+                        node.name(),
+                        server.address(),
+                        server.port(),
+                        server.inRecovery(),
+                        server.lagBytes(),
+                        server.lagSeconds(),
+                        server.problem());
+            }
         }
     }
 

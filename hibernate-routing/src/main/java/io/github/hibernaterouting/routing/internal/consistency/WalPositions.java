@@ -61,6 +61,15 @@ public final class WalPositions {
                     + "(select timeline_id::text from pg_catalog.pg_control_checkpoint())";
 
     /**
+     * Which server a connection reached, whatever URL, relay or load balancer it went through: the
+     * address and port the server accepted it on, and when the server started (a restarted server is
+     * another one: it replays again from its last restartpoint). Columns 9 to 11 of
+     * {@link #REPLICA_CHECK_SQL}; see {@link #serverKey}.
+     */
+    private static final String SERVER_COLUMNS =
+            "host(inet_server_addr()), inet_server_port(), pg_postmaster_start_time()::text";
+
+    /**
      * The health check of a replica: whether it is in recovery, its replay position, whether it has
      * replayed all it received, seconds since it last replayed a transaction, the isolation level
      * its connections' transactions get by default ({@link IsolationLevel#parse}), its identity
@@ -72,7 +81,13 @@ public final class WalPositions {
             + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
             + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
             + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS
-            + ", (select received_tli::text from pg_catalog.pg_stat_wal_receiver)";
+            + ", (select received_tli::text from pg_catalog.pg_stat_wal_receiver), " + SERVER_COLUMNS;
+
+    /** The identity of the server that answered {@link #REPLICA_CHECK_SQL} on {@code rs}, from columns 9 to 11. */
+    public static String serverKey(ResultSet rs) throws SQLException {
+        final String address = rs.getString(9);
+        return (address == null ? "local" : address) + ":" + rs.getInt(10) + "@" + rs.getString(11);
+    }
 
     /**
      * The health check of the primary: its WAL write position, for the byte lag, the isolation level

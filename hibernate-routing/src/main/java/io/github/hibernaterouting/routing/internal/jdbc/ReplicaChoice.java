@@ -7,10 +7,16 @@ import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
+import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
+import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +28,9 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplicaChoice {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaChoice.class);
+
+    /** The most connections one read borrows from one replica to find a server behind its URL that can serve it. */
+    private static final int MAX_OTHER_CONNECTIONS = 8;
 
     private ReplicaChoice() {}
 
@@ -69,12 +78,15 @@ final class ReplicaChoice {
         }
         final boolean sticky = node != null;
         RouteReason servedReason = reason;
+        // How many other connections of a replica a read may take when its server cannot serve.
+        int others = MAX_OTHER_CONNECTIONS;
         if (node == null) {
             node = p.replicas.choose(required, null, whyNot);
             if (required != Lsn.UNKNOWN) {
-                if (node != null) {
+                if (node != null && !node.severalServers()) {
+                    // Behind a URL that reaches several servers, the connection's server decides.
                     p.metrics.gate(GateOutcome.KNOWN, 0);
-                } else if (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN && !unit.lsnWaited()) {
+                } else if (node == null && whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN && !unit.lsnWaited()) {
                     // At most one wait per unit of work: its later reads take the replicas' known
                     // positions, or the primary.
                     unit.lsnWaited(true);
@@ -82,14 +94,26 @@ final class ReplicaChoice {
                     servedReason = RouteReason.LSN_WAIT;
                 }
             }
+            if (node == null
+                    && (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN
+                            || whyNot[0] == ReplicaNode.Ineligibility.LAG_BOUND)) {
+                // The health check's server cannot serve; the replica's connections may reach others
+                // (a load-balanced URL): now and then, one read tries a connection other than its own.
+                node = p.replicas.discovering(required);
+                others = node != null ? 1 : others;
+            }
         }
         SQLException failure = null;
         ReplicaNode failed = null;
         RouteReason failureReason = null;
         for (int attempt = 0; node != null && attempt <= p.replicas.nodes().size(); attempt++) {
-            final Connection physical;
+            Connection physical;
             try {
-                physical = p.configure(node.connections().getConnection(), node);
+                physical = admitted(
+                        p, unit, node, node.connections().getConnection(), mandatory, required, others, whyNot);
+                if (physical != null) {
+                    physical = p.configure(physical, node);
+                }
             } catch (SQLException e) {
                 // A pool whose connections are all in use is busy, not failed: its breaker stays
                 // closed and its connections stay; the health check, on a connection of its own,
@@ -115,6 +139,21 @@ final class ReplicaChoice {
                 node = p.replicas.choose(required, node, whyNot);
                 continue;
             }
+            if (physical == null) {
+                // The servers its connections reached cannot serve this read (whyNot says why).
+                if (sticky || mandatory) {
+                    if (sticky) {
+                        unit.loseReplica(ReplicaNode.Ineligibility.fallbackReason(whyNot[0]));
+                    }
+                    break;
+                }
+                final ReplicaNode.Ineligibility why = whyNot[0];
+                node = p.replicas.choose(required, node, whyNot);
+                if (node == null) {
+                    whyNot[0] = why;
+                }
+                continue;
+            }
             p.replicaBound(physical, node);
             unit.replica(node);
             return replicaUsed(p, unit, servedReason);
@@ -126,6 +165,81 @@ final class ReplicaChoice {
                 failureReason != null ? failureReason : ReplicaNode.Ineligibility.fallbackReason(whyNot[0]),
                 failure,
                 failed);
+    }
+
+    /**
+     * {@code physical}, just borrowed from {@code node}, if the server it reached can serve this read;
+     * else another connection of the node that reached a server that can (behind a load-balanced URL
+     * the next connection may reach another server), or {@code null} with {@code whyNot[0]} saying why
+     * not. Every connection it does not return is closed.
+     *
+     * @param others how many other connections it may take when the server {@code physical} reached cannot serve
+     *
+     * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL may
+     * have seen what this one has not replayed yet. That server's position after the read is not
+     * known, so the primary's position now (which no standby of it can be past) becomes the unit's
+     * floor, as after a read on the primary.
+     */
+    private static Connection admitted(
+            PhysicalConnections p,
+            SessionRouting unit,
+            ReplicaNode node,
+            Connection physical,
+            boolean mandatory,
+            long required,
+            int others,
+            ReplicaNode.Ineligibility[] whyNot)
+            throws SQLException {
+        final List<Connection> held = new ArrayList<>(2);
+        final Set<BackendServer> refused = new HashSet<>(2);
+        Connection candidate = physical;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                final BackendServer server = p.replicas.serverOf(node, candidate);
+                if (!refused.contains(server)) {
+                    long need = required;
+                    final BackendServer previous = unit.replicaServer();
+                    if (!mandatory && previous != null && previous != server && node.severalServers()) {
+                        if (!takeReadFloor(p, unit)) {
+                            whyNot[0] = ReplicaNode.Ineligibility.BEHIND_LSN;
+                            held.add(candidate);
+                            return null;
+                        }
+                        need = Lsn.max(need, unit.readFloor());
+                    }
+                    final long wait =
+                            refused.isEmpty() && !unit.lsnWaited() && need != Lsn.UNKNOWN ? p.lsnWaitNanos : 0;
+                    final ReplicaNode.Ineligibility why = p.replicas.admit(node, server, candidate, need, wait);
+                    if (why == null) {
+                        unit.replicaServer(server);
+                        final Connection admitted = candidate;
+                        candidate = null;
+                        return admitted;
+                    }
+                    if (why == ReplicaNode.Ineligibility.BEHIND_LSN && wait > 0) {
+                        unit.lsnWaited(true);
+                    }
+                    whyNot[0] = why;
+                    refused.add(server);
+                    if (why == ReplicaNode.Ineligibility.FOREIGN || why == ReplicaNode.Ineligibility.NOT_IN_RECOVERY) {
+                        // Not a standby of this primary, and will not be soon: its connection leaves the pool.
+                        node.evictOwn(candidate);
+                    }
+                }
+                held.add(candidate);
+                candidate = attempt < others ? p.replicas.anotherConnection(node, held) : null;
+                if (candidate == null) {
+                    return null;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (candidate != null) {
+                held.add(candidate);
+            }
+            throw e;
+        } finally {
+            ReplicaSet.closeAll(held);
+        }
     }
 
     private static Connection replicaUsed(PhysicalConnections p, SessionRouting unit, RouteReason reason)

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * and the replicas' lag data keeps its age ({@link ReplicaNode#ineligibility}) so a check that stops
  * answering makes its replica ineligible rather than frozen. {@link #close()} stops the threads.
  */
-final class ReplicaMonitor implements AutoCloseable {
+final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaMonitor.class);
 
     private final ServerProbe primary;
@@ -32,6 +32,9 @@ final class ReplicaMonitor implements AutoCloseable {
     private final LagBounds bounds;
     private final long intervalMillis;
     private final ScheduledThreadPoolExecutor executor;
+    /** Servers behind a replica that no connection reached for this long leave its status. */
+    private static final long FORGET_AFTER_NANOS = TimeUnit.MINUTES.toNanos(5);
+
     private volatile long primaryLsn = Lsn.UNKNOWN;
     /** {@link System#nanoTime()} when {@link #primaryLsn} was read; {@code 0} before the first answer. */
     private volatile long primaryReadAtNanos;
@@ -188,11 +191,7 @@ final class ReplicaMonitor implements AutoCloseable {
         final boolean wasUp = node.checked && node.isUp();
         final boolean wasInRecovery = node.inRecovery;
         try {
-            // A primary reading older than lag data may be measures nothing: the lag is unknown, not 0.
-            final long readAt = primaryReadAtNanos;
-            final boolean fresh = readAt != 0
-                    && (bounds.staleAfterNanos() == 0 || System.nanoTime() - readAt <= bounds.staleAfterNanos());
-            node.check(fresh ? primaryLsn : Lsn.UNKNOWN, readAt);
+            node.check(this);
         } catch (SQLException e) {
             if (WalPositions.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 final String message =
@@ -207,6 +206,7 @@ final class ReplicaMonitor implements AutoCloseable {
             return;
         }
         verify(node);
+        node.servers().forget(FORGET_AFTER_NANOS);
         if (node.isUp() && !wasUp) {
             LOG.info(
                     "Replica {} is up (replayed {}, {} bytes behind)", node, Lsn.format(node.replayLsn), node.lagBytes);
@@ -217,22 +217,14 @@ final class ReplicaMonitor implements AutoCloseable {
     }
 
     /**
-     * Refuses a replica that is not a standby of this primary: another system identifier (another
-     * cluster, a wrong URL), or, while it is in recovery, another timeline (a standby left behind by
-     * a promotion, or one that follows a newer primary). Clears the refusal once it matches again.
+     * Refuses a replica that is not a standby of this primary ({@link StandbyIdentity}): another
+     * system identifier (another cluster, a wrong URL), or, while it is in recovery, another timeline
+     * (a standby left behind by a promotion, or one that follows a newer primary), or a replay position
+     * ahead of the primary's. Clears the refusal once it matches again.
      */
     private void verify(ReplicaNode node) {
-        final String expected = primarySystemIdentifier;
-        String problem = null;
-        if (expected != null && node.systemIdentifier != null && !expected.equals(node.systemIdentifier)) {
-            problem = "Replica " + node + " belongs to another cluster (system identifier " + node.systemIdentifier
-                    + ", the primary's is " + expected + "): it is not a standby of this primary and gets no"
-                    + " reads. Check hibernate.routing.replica_urls (or HIBERNATE_ROUTING_REPLICA_URLS)";
-        } else if (node.inRecovery && primaryTimeline != 0 && node.timeline != 0 && node.timeline != primaryTimeline) {
-            problem = "Replica " + node + " is on timeline " + node.timeline + ", the primary on timeline "
-                    + primaryTimeline + ": it does not follow this primary's history (a promotion happened)"
-                    + " and gets no reads until it does";
-        }
+        final BackendServer server = node.servers().probeServer();
+        final String problem = server == null ? null : server.problem();
         if (problem != null) {
             refuse(node, problem);
         } else if (node.problem() != null) {
@@ -255,8 +247,32 @@ final class ReplicaMonitor implements AutoCloseable {
     }
 
     /** The primary's write position as last checked; {@link Lsn#UNKNOWN} before the first answer. */
-    long primaryPosition() {
+    @Override
+    public long position() {
         return primaryLsn;
+    }
+
+    @Override
+    public long readAtNanos() {
+        return primaryReadAtNanos;
+    }
+
+    @Override
+    public long freshPosition() {
+        final long readAt = primaryReadAtNanos;
+        final boolean fresh = readAt != 0
+                && (bounds.staleAfterNanos() == 0 || System.nanoTime() - readAt <= bounds.staleAfterNanos());
+        return fresh ? primaryLsn : Lsn.UNKNOWN;
+    }
+
+    @Override
+    public String systemIdentifier() {
+        return primarySystemIdentifier;
+    }
+
+    @Override
+    public int timeline() {
+        return primaryTimeline;
     }
 
     /** The isolation level the primary's pooled connections get by default, as last checked; {@link IsolationLevel#UNKNOWN} before. */

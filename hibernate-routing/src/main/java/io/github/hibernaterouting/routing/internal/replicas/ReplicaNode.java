@@ -59,10 +59,8 @@ public final class ReplicaNode {
     private volatile long answeredWithinNanos = 1_000_000_000L;
     /** {@link System#nanoTime()} of the last health check that answered. */
     private volatile long checkedAtNanos;
-    /** The server's system identifier and timeline, from its last check; {@code null} before. */
-    volatile String systemIdentifier;
-
-    volatile int timeline;
+    /** The servers its connections reached; several behind a load-balanced URL. */
+    private final ServerRegistry servers = new ServerRegistry();
     /** Why the library refuses this server as a replica of its primary, naming it; {@code null} if it does not. */
     private volatile String problem;
 
@@ -252,6 +250,11 @@ public final class ReplicaNode {
         if (bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())) {
             return Ineligibility.LAG_UNKNOWN;
         }
+        if (servers.several()) {
+            // Behind one URL, several servers: the lag bound and the position are decided against the
+            // server each connection reaches, when it is borrowed (ReplicaSet#admit).
+            return null;
+        }
         if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
             return Ineligibility.LAG_BOUND;
         }
@@ -262,6 +265,21 @@ public final class ReplicaNode {
             return Ineligibility.BEHIND_LSN;
         }
         return null;
+    }
+
+    /** The servers this replica's connections reached. */
+    ServerRegistry servers() {
+        return servers;
+    }
+
+    /** The servers this replica's connections reached, by address and port. */
+    public java.util.List<BackendServer> backendServers() {
+        return servers.servers();
+    }
+
+    /** How messages name one server of this replica: the replica, and the server's address. */
+    String describe(BackendServer server) {
+        return this + " server " + server;
     }
 
     /**
@@ -275,31 +293,30 @@ public final class ReplicaNode {
     }
 
     /**
-     * Asks the replica where it is, over the library's own connection, and records the answer.
+     * Asks the replica where it is, over the library's own connection, and records the answer, as
+     * the replica's and as that of the server the connection reached ({@link #servers()}).
      *
-     * @param primaryLsn the primary's position, to compute the byte lag, or {@link Lsn#UNKNOWN}
-     * @param primaryReadAtNanos {@link System#nanoTime()} when {@code primaryLsn} was read, {@code 0}
-     *     for never
+     * @param primary the primary's reading, to measure the lag against and compare identities with
      * @throws SQLException if it did not answer; the replica is then taken out of rotation
      */
-    void check(long primaryLsn, long primaryReadAtNanos) throws SQLException {
+    void check(PrimaryReading primary) throws SQLException {
         try {
             probe.query(statement -> {
                 try (ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
                     rs.next();
-                    record(
-                            rs.getBoolean(1),
-                            rs.getString(2),
-                            rs.getBoolean(3),
-                            rs.getObject(4) == null ? Double.NaN : rs.getDouble(4),
-                            primaryLsn,
-                            primaryReadAtNanos);
-                    defaultIsolation = IsolationLevel.parse(rs.getString(5));
-                    systemIdentifier = rs.getString(6);
-                    // The timeline it receives WAL on now, where it may see it; else its last restartpoint's,
-                    // which a standby that follows a newly promoted primary updates only at its next one.
-                    final String receiving = rs.getString(8);
-                    timeline = WalPositions.timeline(receiving != null ? receiving : rs.getString(7));
+                    final String address = rs.getString(9);
+                    final BackendServer server = servers.server(
+                            WalPositions.serverKey(rs), address == null ? "local" : address, rs.getInt(10));
+                    server.record(rs, primary, toString());
+                    servers.probeServer(server);
+                    // Exactly what the server says, even a lower replay position than before: a standby
+                    // restarted after a crash replays again from its last restartpoint.
+                    inRecovery = server.inRecovery();
+                    replayLsn = server.replayLsn();
+                    lagBytes = server.lagBytes();
+                    lagSeconds = server.lagSeconds();
+                    lagBasisNanos = server.lagBasisNanos();
+                    defaultIsolation = server.defaultIsolation();
                 }
                 return null;
             });
@@ -317,36 +334,6 @@ public final class ReplicaNode {
         } finally {
             checked = true;
         }
-    }
-
-    void record(
-            boolean recovery,
-            String replay,
-            boolean replayedAllReceived,
-            double secondsSinceReplay,
-            long primaryLsn,
-            long primaryReadAtNanos) {
-        inRecovery = recovery;
-        lagBasisNanos = primaryLsn == Lsn.UNKNOWN ? 0 : primaryReadAtNanos;
-        if (!recovery) {
-            // Not a standby (promoted, or a primary under another address): its data is the primary's
-            // own. Eligibility refuses it unless the in-recovery check is switched off (benchmarks).
-            replayLsn = primaryLsn;
-            lagBytes = 0;
-            lagSeconds = 0.0;
-            return;
-        }
-        final long replay0 = Lsn.parse(replay);
-        // Exactly what the replica says, even if lower than before: a standby restarted after a crash
-        // replays again from its last restart point, and reads then see that older state.
-        replayLsn = replay0;
-        final long bytes = primaryLsn == Lsn.UNKNOWN ? -1 : Lsn.distance(replay0, primaryLsn);
-        lagBytes = bytes;
-        // An idle primary sends no new transactions, so "time since last replay" grows on a replica
-        // that is fully caught up; it only measures lag while there is WAL left to replay.
-        // Without a primary position, "replayed all it received" does not tell caught up from cut off.
-        lagSeconds =
-                bytes == 0 ? 0.0 : bytes < 0 && replayedAllReceived ? Double.NaN : Math.max(0.0, secondsSinceReplay);
     }
 
     /**
@@ -396,6 +383,22 @@ public final class ReplicaNode {
     void observedReplay(long lsn) {
         if (Lsn.reached(lsn, replayLsn)) {
             replayLsn = lsn;
+        }
+        final BackendServer server = servers.probeServer();
+        if (server != null) {
+            server.replayed(lsn);
+        }
+    }
+
+    /** Whether this replica's connections have reached more than one server (a load-balanced URL). */
+    public boolean severalServers() {
+        return servers.several();
+    }
+
+    /** Throws away {@code physical} if it comes from the library's own pool; the caller still closes it. */
+    public void evictOwn(Connection physical) {
+        if (ownPool() != null) {
+            evict(physical);
         }
     }
 

@@ -5,6 +5,8 @@ import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -22,6 +24,8 @@ public final class ReplicaSet implements AutoCloseable {
     private final ReplicaSelector selector;
     private final LsnGate gate;
     private final ReplicaMonitor monitor;
+    private final ServerAdmission admission;
+    private final long discoveryIntervalNanos;
     private final RoutingMetrics metrics;
 
     /** A replica set whose health check asks the primary over a connection borrowed from {@code primary} and kept (tests). */
@@ -74,6 +78,9 @@ public final class ReplicaSet implements AutoCloseable {
         };
         this.monitor =
                 new ReplicaMonitor(primaryProbe, primaryFailed, this.nodes, bounds, healthCheckInterval.toMillis());
+        this.discoveryIntervalNanos = healthCheckInterval.toNanos();
+        this.admission =
+                new ServerAdmission(bounds, monitor, healthCheckInterval.toNanos(), lsnPollInterval.toNanos(), metrics);
         for (ReplicaNode node : this.nodes) {
             final int number = node.metricsNode();
             metrics.replicaGauge(
@@ -90,6 +97,14 @@ public final class ReplicaSet implements AutoCloseable {
                     number,
                     node,
                     ReplicaNode::lagSeconds);
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.servers",
+                    "Servers the replica's connections reached: more than 1 behind a load-balanced URL, each decided"
+                            + " by itself",
+                    null,
+                    number,
+                    node,
+                    n -> n.backendServers().size());
             metrics.replicaGauge(
                     "hibernate.routing.replica.up",
                     "1 when the replica answered its last check and its circuit breaker is closed",
@@ -133,7 +148,7 @@ public final class ReplicaSet implements AutoCloseable {
 
     /** The primary's WAL write position as the health check last read it; {@link Lsn#UNKNOWN} before. */
     public long primaryPosition() {
-        return monitor.primaryPosition();
+        return monitor.position();
     }
 
     /** Runs the health check now, on the calling thread. */
@@ -177,6 +192,60 @@ public final class ReplicaSet implements AutoCloseable {
             return true;
         }
         return gate.await(position, maxWait.toNanos(), null) != null;
+    }
+
+    /**
+     * The server a connection just borrowed from {@code node} reached: behind one URL there can be
+     * several ({@link ServerAdmission}).
+     *
+     * @throws SQLException if the server did not answer
+     */
+    public BackendServer serverOf(ReplicaNode node, Connection physical) throws SQLException {
+        return admission.serverOf(node, physical);
+    }
+
+    /**
+     * Why {@code server}, which {@code physical} (borrowed from {@code node}) reached, cannot serve a
+     * read that needs {@code required}, or {@code null} if it can; asks it, and waits up to
+     * {@code maxWaitNanos} for it, where what is known is not enough.
+     *
+     * @throws SQLException if the server did not answer
+     */
+    public ReplicaNode.Ineligibility admit(
+            ReplicaNode node, BackendServer server, Connection physical, long required, long maxWaitNanos)
+            throws SQLException {
+        return admission.admit(node, server, physical, required, maxWaitNanos);
+    }
+
+    /**
+     * A replica that no read may use by what the health check knows of its server (behind the
+     * position {@code required}, or over the lag bound), but otherwise up, whose connections were not
+     * tried within one health-check interval: behind its URL there may be other servers that can
+     * serve. Its next connection is decided by its own server ({@link #admit}). {@code null} if none.
+     */
+    public ReplicaNode discovering(long required) {
+        for (ReplicaNode node : nodes) {
+            final ReplicaNode.Ineligibility why = node.ineligibility(bounds, required);
+            if ((why == ReplicaNode.Ineligibility.BEHIND_LSN || why == ReplicaNode.Ineligibility.LAG_BOUND)
+                    && node.servers().discoveryDue(discoveryIntervalNanos)) {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Another connection of {@code node}, while the refused ones in {@code held} are held (a
+     * data source other than HikariCP gets them back first, and is asked once more only); {@code null}
+     * when none can be had without waiting.
+     */
+    public Connection anotherConnection(ReplicaNode node, List<Connection> held) throws SQLException {
+        return ServerAdmission.anotherConnection(node, held);
+    }
+
+    /** Returns the connections of {@code held} to their pool. */
+    public static void closeAll(List<Connection> held) throws SQLException {
+        ServerAdmission.closeAll(held);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.sql.Classification;
 import jakarta.persistence.EntityManager;
@@ -49,6 +50,8 @@ public final class SessionRouting {
     private boolean lastStatementOnReplica;
     /** The primary's WAL position after a read of this unit fell back to it; {@link Lsn#UNKNOWN} before. */
     private long readFloor = Lsn.UNKNOWN;
+    /** See {@link #replicaServer()}. */
+    private BackendServer replicaServer;
     /** A read fell back to the primary since {@link #readFloor} was last taken. */
     private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
@@ -172,6 +175,18 @@ public final class SessionRouting {
 
     public void replica(ReplicaNode node) {
         replica = node;
+    }
+
+    /**
+     * The server behind its replica that this unit of work's last replica connection reached
+     * (behind one URL there can be several); {@code null} before its first replica read.
+     */
+    public BackendServer replicaServer() {
+        return replicaServer;
+    }
+
+    public void replicaServer(BackendServer server) {
+        replicaServer = server;
     }
 
     /**

@@ -187,7 +187,19 @@ final class FakeServer {
                 final String sql = (String) args[0];
                 if (sql.contains("pg_is_in_recovery")) {
                     yield resultSet(new Object[][] {
-                        {standby, "0/1000", true, null, "read committed", "7000000000000000001", "1", null}
+                        {
+                            standby,
+                            "0/1000",
+                            true,
+                            null,
+                            "read committed",
+                            "7000000000000000001",
+                            "1",
+                            null,
+                            "127.0.0.1",
+                            5432,
+                            "2026-01-01 00:00:00+00"
+                        }
                     });
                 }
                 yield resultSet(

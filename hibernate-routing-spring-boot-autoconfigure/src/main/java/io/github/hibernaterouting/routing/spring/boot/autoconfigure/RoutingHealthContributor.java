@@ -64,6 +64,19 @@ public final class RoutingHealthContributor implements CompositeHealthContributo
             health.withDetail("lagBytes", node.lagBytes() < 0 ? "unknown" : node.lagBytes());
             health.withDetail("lagSeconds", Double.isNaN(node.lagSeconds()) ? "unknown" : node.lagSeconds());
             health.withDetail("circuitBreaker", circuitBreaker(node.name()));
+            if (node.servers().size() > 1) {
+                // Several servers behind the replica's URL: each one's lag, as reads are decided by it.
+                health.withDetail(
+                        "servers",
+                        node.servers().stream()
+                                .map(server -> server.address() + ":" + server.port() + " "
+                                        + (server.problem() != null
+                                                ? "refused"
+                                                : server.lagBytes() < 0
+                                                        ? "lag unknown"
+                                                        : server.lagBytes() + " B behind"))
+                                .toList());
+            }
         }
         health.withDetail("reads", node.reads());
         if (node.primary()) {

@@ -1,0 +1,336 @@
+package io.github.hibernaterouting.routing.it;
+
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.createSchema;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
+import static io.github.hibernaterouting.routing.it.RoutingItSupport.runtime;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.hibernaterouting.routing.ConsistencyToken;
+import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testkit.Node;
+import io.github.hibernaterouting.testkit.PostgresCluster;
+import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import io.github.hibernaterouting.testkit.TcpRelay;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One replica URL that reaches both standbys: a round-robin TCP relay (as a CloudNativePG {@code -ro}
+ * Service, an HAProxy port or a Kubernetes Service is), and a pgjdbc multi-host URL with
+ * {@code loadBalanceHosts=true}. The library's health check holds one connection to one of the
+ * standbys; the pool's connections reach both. With replay paused on one standby at a time (each in
+ * turn, so whichever the health check holds), the actor's reads, a consistency token, the lag bound
+ * and monotonic reads within a unit of work all hold: every read is decided against the server its
+ * connection reached.
+ */
+@ExtendWith(RoutingLeakCheck.class)
+class LoadBalancedReplicasIT {
+    @RegisterExtension
+    static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
+
+    private static final int ROUNDS = 24;
+    private static final String MULTI_HOST = "multi-host URL";
+    private static final List<HikariDataSource> SUPPLIED_POOLS = new CopyOnWriteArrayList<>();
+
+    static PostgresCluster cluster;
+    static TcpRelay relay;
+
+    @BeforeAll
+    static void start() throws SQLException {
+        cluster = DB.cluster();
+        createSchema(cluster);
+        relay = new TcpRelay(cluster.standbys(), cluster.database());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (relay != null) {
+            relay.close();
+        }
+    }
+
+    @AfterEach
+    void resume() {
+        cluster.resumeAll();
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+    }
+
+    static Stream<Arguments> endpoints() {
+        final Function<Map<String, Object>, Map<String, Object>> relayed = settings -> {
+            settings.put(RoutingSettings.REPLICA_URLS, relay.jdbcUrl());
+            return settings;
+        };
+        final Function<Map<String, Object>, Map<String, Object>> multiHost = settings -> {
+            settings.put(
+                    RoutingSettings.REPLICA_URLS,
+                    "jdbc:postgresql://" + hostList() + "/" + cluster.database()
+                            + "?loadBalanceHosts=true&targetServerType=secondary");
+            return settings;
+        };
+        final Function<Map<String, Object>, Map<String, Object>> dataSource = settings -> {
+            // The application's own data sources: a pool for the primary, and for the replicas pgjdbc's
+            // data source over both hosts, which opens a connection (to either host) at each borrow.
+            final HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(cluster.primary().jdbcUrl());
+            config.setUsername(cluster.user());
+            config.setPassword(cluster.password());
+            config.setMaximumPoolSize(3);
+            final HikariDataSource primary = new HikariDataSource(config);
+            SUPPLIED_POOLS.add(primary);
+            final PGSimpleDataSource replicas = new PGSimpleDataSource();
+            replicas.setServerNames(
+                    new String[] {cluster.standby(1).host(), cluster.standby(2).host()});
+            replicas.setPortNumbers(
+                    new int[] {cluster.standby(1).port(), cluster.standby(2).port()});
+            replicas.setDatabaseName(cluster.database());
+            replicas.setUser(cluster.user());
+            replicas.setPassword(cluster.password());
+            replicas.setLoadBalanceHosts(true);
+            replicas.setTargetServerType("secondary");
+            settings.put("jakarta.persistence.jdbc.url", null);
+            settings.put("jakarta.persistence.jdbc.user", null);
+            settings.put("jakarta.persistence.jdbc.password", null);
+            settings.put(RoutingSettings.REPLICA_URLS, null);
+            settings.put("hibernate.connection.datasource", primary);
+            settings.put(RoutingSettings.REPLICA_DATASOURCES, List.of(replicas));
+            return settings;
+        };
+        return Stream.of(
+                Arguments.of("tcp relay", relayed),
+                Arguments.of(MULTI_HOST, multiHost),
+                Arguments.of("data source over both hosts", dataSource));
+    }
+
+    private static String hostList() {
+        return cluster.standby(1).host() + ":" + cluster.standby(1).port() + ","
+                + cluster.standby(2).host() + ":" + cluster.standby(2).port();
+    }
+
+    @AfterEach
+    void closeSuppliedPools() {
+        SUPPLIED_POOLS.forEach(HikariDataSource::close);
+        SUPPLIED_POOLS.clear();
+    }
+
+    private static EntityManagerFactory emfOver(
+            Function<Map<String, Object>, Map<String, Object>> endpoint, Map<String, String> more) {
+        return emf(cluster, endpoint.apply(new HashMap<>(more)));
+    }
+
+    /** Inserts a note as {@code actor} (or none) and returns its id and the scope's commit token. */
+    private static Object[] writeNote(EntityManagerFactory emf, String actor, String text) {
+        final RoutingScope.Builder builder = RoutingScope.builder();
+        if (actor != null) {
+            builder.actor(actor);
+        }
+        try (RoutingScope scope = builder.open();
+                EntityManager em = emf.createEntityManager()) {
+            em.getTransaction().begin();
+            final Note note = new Note(text);
+            em.persist(note);
+            em.getTransaction().commit();
+            return new Object[] {note.id, scope.lastCommit()};
+        }
+    }
+
+    /** One statement: the port of the server that ran it, and whether it sees note {@code id}. */
+    private static long[] portAndSeen(EntityManager em, long id) {
+        final Object[] row =
+                (Object[]) em.createNativeQuery("select inet_server_port(), (select count(*) from note where id = ?1)")
+                        .setParameter(1, id)
+                        .getSingleResult();
+        return new long[] {((Number) row[0]).longValue(), ((Number) row[1]).longValue()};
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("endpoints")
+    void actorsReads_andTokens_seeTheirWrites_whicheverStandbyBehindTheUrlIsPaused(
+            String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
+        try (EntityManagerFactory emf = emfOver(url, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            for (Node paused : cluster.standbys()) {
+                final Node live = other(paused);
+                cluster.pauseReplay(paused);
+                final List<String> stale = new ArrayList<>();
+                int onLive = 0;
+                for (int i = 0; i < 400 && (i < ROUNDS || onLive == 0 && !endpoint.equals(MULTI_HOST)); i++) {
+                    final Object[] written = writeNote(emf, "alice", "note " + i);
+                    final long id = (Long) written[0];
+                    final ConsistencyToken token = (ConsistencyToken) written[1];
+                    try (RoutingScope ignored =
+                                    RoutingScope.builder().actor("alice").open();
+                            EntityManager em = emf.createEntityManager()) {
+                        final long[] read = portAndSeen(em, id);
+                        onLive += read[0] == live.port() ? 1 : 0;
+                        if (read[1] == 0) {
+                            stale.add("actor's read " + i + " on port " + read[0]);
+                        }
+                    }
+                    try (RoutingScope ignored =
+                                    RoutingScope.builder().minimum(token).open();
+                            EntityManager em = emf.createEntityManager()) {
+                        final long[] read = portAndSeen(em, id);
+                        if (read[1] == 0) {
+                            stale.add("token read " + i + " on port " + read[0]);
+                        }
+                    }
+                }
+                assertThat(stale)
+                        .as(
+                                "%s, %s paused: reads that missed their own write (%s)",
+                                endpoint, paused, routingState(emf))
+                        .isEmpty();
+                if (!endpoint.equals(MULTI_HOST)) {
+                    // pgjdbc picks a host at random for each new connection, so a pool can hold only
+                    // connections to the paused one; the relay alternates, the data source connects anew.
+                    assertThat(onLive)
+                            .as(
+                                    "%s: the live standby %s still serves the actor's reads (%s)",
+                                    endpoint, live, routingState(emf))
+                            .isPositive();
+                }
+                cluster.resumeReplay(paused);
+                cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("endpoints")
+    void lagBound_holdsForEachServerBehindTheUrl(
+            String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
+        try (EntityManagerFactory emf = emfOver(
+                url, Map.of(RoutingSettings.MAX_REPLICA_LAG_BYTES, "1024", RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            for (Node paused : cluster.standbys()) {
+                final Node live = other(paused);
+                cluster.pauseReplay(paused);
+                for (int i = 0; i < 8; i++) {
+                    writeNote(emf, null, "x".repeat(400));
+                }
+                cluster.awaitReplay(live, cluster.currentWalLsn(), Duration.ofSeconds(30));
+                runtime(emf).checkReplicasNow();
+                int onPaused = 0;
+                int onLive = 0;
+                // At least 30 reads, and on until the live standby served one (the library learns the servers
+                // behind the URL from the connections it borrows), for at most 2000.
+                for (int i = 0; i < 2000 && (i < 30 || onLive == 0 && !endpoint.equals(MULTI_HOST)); i++) {
+                    try (EntityManager em = emf.createEntityManager()) {
+                        final long port = portAndSeen(em, -1)[0];
+                        onPaused += port == paused.port() ? 1 : 0;
+                        onLive += port == live.port() ? 1 : 0;
+                    }
+                }
+                assertThat(onPaused)
+                        .as(
+                                "%s: reads served by %s, which is far over the 1024-byte bound (%s)",
+                                endpoint, paused, routingState(emf))
+                        .isZero();
+                if (!endpoint.equals(MULTI_HOST)) {
+                    assertThat(onLive)
+                            .as("%s: reads served by the live standby", endpoint)
+                            .isPositive();
+                }
+                cluster.resumeReplay(paused);
+                cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("endpoints")
+    void unitOfWork_neverReadsOlderDataOnAnotherServerBehindTheUrl(
+            String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
+        try (EntityManagerFactory emf = emfOver(url, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            for (Node paused : cluster.standbys()) {
+                cluster.pauseReplay(paused);
+                final long id = (Long) writeNote(emf, null, "seen by one standby only")[0];
+                cluster.awaitReplay(other(paused), cluster.currentWalLsn(), Duration.ofSeconds(30));
+                final List<String> backInTime = new ArrayList<>();
+                for (int unit = 0; unit < 12; unit++) {
+                    try (EntityManager em = emf.createEntityManager()) {
+                        boolean seen = false;
+                        final List<String> reads = new ArrayList<>();
+                        for (int tx = 0; tx < 4; tx++) {
+                            em.getTransaction().begin();
+                            final long[] read = portAndSeen(em, id);
+                            em.getTransaction().commit();
+                            reads.add(read[0] + (read[1] == 1 ? ":seen" : ":missing"));
+                            if (seen && read[1] == 0) {
+                                backInTime.add("unit " + unit + " " + reads);
+                            }
+                            seen |= read[1] == 1;
+                        }
+                    }
+                }
+                assertThat(backInTime)
+                        .as(
+                                "%s, %s paused: units of work whose later transaction missed a row an earlier one"
+                                        + " saw (%s)",
+                                endpoint, paused, routingState(emf))
+                        .isEmpty();
+                cluster.resumeReplay(paused);
+                cluster.awaitCaughtUp(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    /** The endpoints that reach both standbys within a few borrows: the relay alternates, the data source connects anew. */
+    static Stream<Arguments> alternatingEndpoints() {
+        return endpoints().filter(arguments -> !arguments.get()[0].equals(MULTI_HOST));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("alternatingEndpoints")
+    void status_showsEachServerBehindTheUrl(String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
+        try (EntityManagerFactory emf = emfOver(url, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            // Two units of work at once: the relay hands their two connections to the two standbys.
+            try (EntityManager first = emf.createEntityManager();
+                    EntityManager second = emf.createEntityManager()) {
+                first.getTransaction().begin();
+                second.getTransaction().begin();
+                portAndSeen(first, -1);
+                portAndSeen(second, -1);
+                first.getTransaction().commit();
+                second.getTransaction().commit();
+            }
+            for (int i = 0; i < 40; i++) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    portAndSeen(em, -1);
+                }
+            }
+            final RoutingStatus.Node replica = RoutingStatus.of(emf).nodes().get(1);
+            assertThat(replica.servers())
+                    .as("%s: the servers behind replica1 (%s)", endpoint, routingState(emf))
+                    .extracting(RoutingStatus.Server::port)
+                    .containsExactlyInAnyOrder(
+                            cluster.standby(1).port(), cluster.standby(2).port());
+        }
+    }
+
+    private static Node other(Node standby) {
+        return standby == cluster.standby(1) ? cluster.standby(2) : cluster.standby(1);
+    }
+}

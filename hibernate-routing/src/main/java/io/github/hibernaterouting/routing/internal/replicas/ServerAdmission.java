@@ -1,0 +1,203 @@
+package io.github.hibernaterouting.routing.internal.replicas;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.github.hibernaterouting.routing.internal.consistency.Lsn;
+import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
+import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether a connection just borrowed from a replica's pool may serve a read, by the server
+ * that connection reached: which server it is (asked once per physical connection, the health
+ * check's query on the connection itself), whether that server is a standby of this primary, within
+ * the lag bounds, and has replayed the position the read needs; where what is known of it is not
+ * enough or too old, it asks that server, on that connection, and waits for it a short, bounded time
+ * as the LSN gate does for the health check's servers ({@link LsnGate}).
+ *
+ * <p>A replica whose connections have only ever reached the health check's server is decided as
+ * before, by what the health check knows ({@link ReplicaNode#ineligibility}); this costs it one
+ * query per new physical connection and a map look-up per borrow.
+ *
+ * <p>The queries run before the unit of work's statements on the connection, in auto-commit (a
+ * pool that hands out connections outside auto-commit has the query rolled back), so a read that
+ * follows sees at least what the server had replayed when it answered. Thread-safe.
+ */
+final class ServerAdmission {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerAdmission.class);
+    private final LagBounds bounds;
+    private final PrimaryReading primary;
+    private final long refreshAfterNanos;
+    private final long pollIntervalNanos;
+    private final RoutingMetrics metrics;
+
+    /**
+     * @param refreshAfterNanos how old what is known of a server may get before a borrow asks it again
+     *     (one health-check interval)
+     */
+    ServerAdmission(
+            LagBounds bounds,
+            PrimaryReading primary,
+            long refreshAfterNanos,
+            long pollIntervalNanos,
+            RoutingMetrics metrics) {
+        this.bounds = bounds;
+        this.primary = primary;
+        this.refreshAfterNanos = refreshAfterNanos;
+        this.pollIntervalNanos = pollIntervalNanos;
+        this.metrics = metrics;
+    }
+
+    /** The server {@code physical}, borrowed from {@code node}, reached; asked on the connection the first time. */
+    BackendServer serverOf(ReplicaNode node, Connection physical) throws SQLException {
+        final BackendServer known = node.servers().known(physical);
+        return known != null ? known : check(node, physical);
+    }
+
+    /**
+     * Why {@code server}, which {@code physical} reached, cannot serve a read that needs
+     * {@code required}, or {@code null} if it can; waits up to {@code maxWaitNanos} for it to replay
+     * {@code required}.
+     */
+    ReplicaNode.Ineligibility admit(
+            ReplicaNode node, BackendServer server, Connection physical, long required, long maxWaitNanos)
+            throws SQLException {
+        final ServerRegistry registry = node.servers();
+        if (!registry.several() && server == registry.probeServer()) {
+            // The only server known: decided by what the health check and the LSN gate know of it, as
+            // ReplicaNode#ineligibility decides, without asking again.
+            return server.ineligibility(bounds, required);
+        }
+        final long start = System.nanoTime();
+        boolean asked = false;
+        if (server.checkAgeNanos() > refreshAfterNanos) {
+            check(node, physical);
+            asked = true;
+        }
+        ReplicaNode.Ineligibility why = server.ineligibility(bounds, required);
+        if (why == ReplicaNode.Ineligibility.BEHIND_LSN && !asked) {
+            server.replayed(replayPosition(physical));
+            asked = true;
+            why = server.ineligibility(bounds, required);
+        }
+        if (required == Lsn.UNKNOWN) {
+            return why;
+        }
+        if (why != ReplicaNode.Ineligibility.BEHIND_LSN) {
+            if (why == null) {
+                metrics.gate(asked ? GateOutcome.CHECKED : GateOutcome.KNOWN, System.nanoTime() - start);
+            }
+            return why;
+        }
+        if (maxWaitNanos <= 0 || server.stalled()) {
+            // It stands where it stood when a wait for it last timed out: nothing to wait for.
+            metrics.gate(maxWaitNanos <= 0 ? GateOutcome.TIMED_OUT : GateOutcome.STALLED, System.nanoTime() - start);
+            return why;
+        }
+        final long deadline = start + maxWaitNanos;
+        while (System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(Math.min(pollIntervalNanos, Math.max(0, deadline - System.nanoTime())));
+            server.replayed(replayPosition(physical));
+            if (Lsn.reached(server.replayLsn(), required)) {
+                metrics.gate(GateOutcome.WAITED, System.nanoTime() - start);
+                return server.ineligibility(bounds, required);
+            }
+        }
+        server.markStalled();
+        metrics.gate(GateOutcome.TIMED_OUT, System.nanoTime() - start);
+        return why;
+    }
+
+    /**
+     * Another connection of {@code node}, which may reach another server behind its URL, while the
+     * caller holds the ones in {@code held} (refused); {@code null} when none can be had at once. A
+     * HikariCP pool hands a thread back the connection it returned last, so the refused ones stay
+     * held while another is borrowed, and only while the pool has one idle or room for a new one
+     * (never waiting for one in use to free up): at most as many as the pool holds. Any other data
+     * source is asked once more, after the refused ones are closed (a pool of unknown size could make
+     * a borrow wait while they are held).
+     */
+    static Connection anotherConnection(ReplicaNode node, java.util.List<Connection> held) throws SQLException {
+        final javax.sql.DataSource connections = node.connections();
+        final HikariDataSource hikari = BusyPools.hikari(connections);
+        if (hikari != null) {
+            final HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+            final boolean free = pool != null
+                    && (pool.getIdleConnections() > 0 || pool.getTotalConnections() < hikari.getMaximumPoolSize());
+            return free ? connections.getConnection() : null;
+        }
+        if (held.size() > 1) {
+            return null;
+        }
+        closeAll(held);
+        return connections.getConnection();
+    }
+
+    /** Closes every connection of {@code held} (back to their pool) and empties the list. */
+    static void closeAll(java.util.List<Connection> held) throws SQLException {
+        SQLException failure = null;
+        for (Connection connection : held) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                failure = e;
+            }
+        }
+        held.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Runs the health check's query on {@code physical} and records what its server says. */
+    private BackendServer check(ReplicaNode node, Connection physical) throws SQLException {
+        final BackendServer server;
+        try (Statement statement = physical.createStatement();
+                ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
+            rs.next();
+            final String address = rs.getString(9);
+            server = node.servers()
+                    .server(WalPositions.serverKey(rs), address == null ? "local" : address, rs.getInt(10));
+            final String before = server.problem();
+            server.record(rs, primary, node.describe(server));
+            if (server.problem() != null && !server.problem().equals(before)) {
+                LOG.error(server.problem());
+            } else if (server.problem() == null && before != null) {
+                LOG.info("Replica {} is a standby of this primary again", node.describe(server));
+            }
+        } finally {
+            endTransaction(physical);
+        }
+        node.servers().remember(physical, server);
+        return server;
+    }
+
+    private static long replayPosition(Connection physical) throws SQLException {
+        try (Statement statement = physical.createStatement()) {
+            return WalPositions.replayPosition(statement);
+        } finally {
+            endTransaction(physical);
+        }
+    }
+
+    /**
+     * A connection a pool hands out outside auto-commit began a transaction with the query: roll it
+     * back, so the unit of work's own reads take a snapshot of their own, after the answer.
+     */
+    private static void endTransaction(Connection physical) {
+        try {
+            if (!physical.getAutoCommit()) {
+                physical.rollback();
+            }
+        } catch (SQLException e) {
+            // One enlisted in a global transaction refuses; binding it as a replica connection fails anyway.
+        }
+    }
+}
