@@ -314,11 +314,9 @@ public final class PostgresCluster implements AutoCloseable {
     /**
      * Promotes {@code standby} to a primary on a new timeline ({@code pg_promote()}; returns once it
      * accepts writes), as a failover manager does. Nothing else changes: {@link #primary()} stays the
-     * node the cluster started with (and keeps running: stop it for a failover, leave it for a split
-     * brain), the other standbys keep following it until {@link #follow} re-points them, and this
-     * cluster's replication helpers ({@link #awaitCaughtUp}, {@link #pauseReplay}) still treat the
-     * promoted node as a standby. A test that promotes owns its cluster; {@link PostgresClusterExtension}
-     * cannot heal one.
+     * node the cluster started with (stop it for a failover), other standbys follow it until
+     * {@link #follow}, and the replication helpers still treat the promoted node as a standby. A test
+     * that promotes owns its cluster.
      */
     public synchronized void promote(Node standby) {
         servers.requireControl("promote");
@@ -327,9 +325,8 @@ public final class PostgresCluster implements AutoCloseable {
 
     /**
      * Re-points {@code standby} to stream from {@code upstream} (a promoted standby), as after a
-     * switchover: a replication slot of the standby's name on {@code upstream}, and the standby's
-     * {@code primary_conninfo} changed with {@code ALTER SYSTEM} and a reload (applied without a
-     * restart). Returns once the standby streams from {@code upstream} on its timeline.
+     * switchover: a slot on {@code upstream}, {@code primary_conninfo} changed with {@code ALTER SYSTEM}
+     * and a reload. Returns once the standby streams from {@code upstream} on its timeline.
      *
      * @throws TestkitException if it does not within 60 s (a standby that replayed WAL the new
      *     primary does not have cannot follow it)
@@ -337,6 +334,12 @@ public final class PostgresCluster implements AutoCloseable {
     public synchronized void follow(Node standby, Node upstream) {
         servers.requireControl("follow");
         replication.follow(requireStandby(standby), requireMember(upstream));
+    }
+
+    /** Cuts {@code standby} off its upstream (empties {@code primary_conninfo}), once its WAL receiver is gone. */
+    public synchronized void detach(Node standby) {
+        servers.requireControl("detach");
+        replication.detach(requireStandby(standby));
     }
 
     // ---------------------------------------------------------------- process controls

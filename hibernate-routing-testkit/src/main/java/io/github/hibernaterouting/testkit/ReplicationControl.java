@@ -111,6 +111,29 @@ final class ReplicationControl {
         }
     }
 
+    /**
+     * See {@link PostgresCluster#detach(Node)}: as a network partition cuts a standby off, it keeps
+     * serving what it replayed. With a promotion of it after, a failover that loses WAL: what the
+     * primary wrote since is on the other standbys only.
+     */
+    void detach(Node standby) {
+        try (Connection c = cluster.adminConnection(standby)) {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("ALTER SYSTEM SET primary_conninfo = ''");
+            }
+            query(c, "SELECT pg_reload_conf()");
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!"0".equals(query(c, "SELECT count(*) FROM pg_stat_wal_receiver"))) {
+                if (System.nanoTime() > deadline) {
+                    throw new TestkitException("Standby " + standby + " still receives WAL 60s after it was detached");
+                }
+                Os.pause();
+            }
+        } catch (SQLException e) {
+            throw new TestkitException("Could not detach " + standby + ": " + e.getMessage(), e);
+        }
+    }
+
     /** See {@link PostgresCluster#resumeReplay(Node)}. */
     void resume(Node standby) {
         try (Connection c = cluster.adminConnection(standby)) {

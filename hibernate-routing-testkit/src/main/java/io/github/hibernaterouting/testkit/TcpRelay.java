@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe. {@link #close()} stops accepting and closes every relayed connection.
  */
 public final class TcpRelay implements AutoCloseable {
-    private final List<Node> servers;
+    private volatile List<Node> servers;
     private final ServerSocket listener;
     private final AtomicInteger next = new AtomicInteger();
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
@@ -67,6 +67,17 @@ public final class TcpRelay implements AutoCloseable {
         return servers;
     }
 
+    /**
+     * Hands new connections to {@code servers} from now on, as a failover manager re-points a
+     * Service or a DNS name to a new primary; connections relayed before stay where they are.
+     */
+    public void repoint(List<Node> servers) {
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("a relay needs at least one server");
+        }
+        this.servers = List.copyOf(servers);
+    }
+
     private void accept() {
         while (!closed) {
             final Socket client;
@@ -75,7 +86,8 @@ public final class TcpRelay implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
-            final Node server = servers.get(Math.floorMod(next.getAndIncrement(), servers.size()));
+            final List<Node> now = servers;
+            final Node server = now.get(Math.floorMod(next.getAndIncrement(), now.size()));
             try {
                 final Socket upstream = new Socket(InetAddress.getLoopbackAddress(), server.port());
                 open.add(client);

@@ -133,10 +133,24 @@ public final class StampedWork {
                 return handler.get();
             }
         }
-        if (whenBehind == WhenBehind.RETRY) {
+        if (whenBehind == WhenBehind.RETRY && primaryReached(runtime, stamp)) {
             throw new RetryLaterException(stamp, backoff(deliveryAttempt));
         }
         return Routing.with(Strategy.PRIMARY, handler);
+    }
+
+    /**
+     * Whether the primary has reached the message's position, so a replica can get there too. One it
+     * has not reached was lost with the WAL of a failover (the message was stamped on the old
+     * primary's history): no server will ever have that write, and the handler runs on the primary
+     * rather than be delivered again forever. A primary that cannot be asked counts as reached (retry).
+     */
+    private static boolean primaryReached(RoutingRuntime runtime, ConsistencyToken stamp) {
+        try {
+            return runtime.primaryReached(stamp.position());
+        } catch (java.sql.SQLException e) {
+            return true;
+        }
     }
 
     Duration backoff(int deliveryAttempt) {

@@ -121,7 +121,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.connection.autoCommit,
                 jta);
         this.guard = new ReplicaReadGuard(writes);
-        this.reached = new ReachedPositions(replicas::primaryPosition, this::currentPosition);
+        this.reached =
+                new ReachedPositions(replicas::primaryPosition, replicas::primaryTimeline, this::currentPosition);
     }
 
     /**

@@ -1,7 +1,8 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
 import java.sql.SQLException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,16 +22,25 @@ public final class ReachedPositions {
         long read() throws SQLException;
     }
 
+    /** The highest position the primary answered, and the timeline it was on then. */
+    private record Answer(int timeline, long position) {}
+
     private final LongSupplier healthChecked;
+    private final IntSupplier timeline;
     private final PrimaryPosition primary;
-    private final AtomicLong highestAnswered = new AtomicLong(Lsn.UNKNOWN);
+    private final AtomicReference<Answer> highestAnswered = new AtomicReference<>(new Answer(0, Lsn.UNKNOWN));
 
     /**
      * @param healthChecked the primary's position as the health check last read it, {@link Lsn#UNKNOWN} before
+     * @param timeline the primary's timeline as the health check last read it, {@code 0} before: an answer
+     *     from another timeline counts for nothing (after a failover that lost WAL, the new primary may
+     *     never reach what the old one answered; every instance then judges a position alike, whether it
+     *     started before the failover or after)
      * @param primary asks the primary for its current (insert) position
      */
-    public ReachedPositions(LongSupplier healthChecked, PrimaryPosition primary) {
+    public ReachedPositions(LongSupplier healthChecked, IntSupplier timeline, PrimaryPosition primary) {
         this.healthChecked = healthChecked;
+        this.timeline = timeline;
         this.primary = primary;
     }
 
@@ -40,11 +50,19 @@ public final class ReachedPositions {
      * @throws SQLException if the position is ahead of what is known and the primary cannot be asked
      */
     public boolean reached(long position) throws SQLException {
-        if (Lsn.reached(Lsn.max(highestAnswered.get(), healthChecked.getAsLong()), position)) {
+        final int now = timeline.getAsInt();
+        final Answer answer = highestAnswered.get();
+        final long answered = answer.timeline() == now ? answer.position() : Lsn.UNKNOWN;
+        if (Lsn.reached(Lsn.max(answered, healthChecked.getAsLong()), position)) {
             return true;
         }
         final long current = primary.read();
-        highestAnswered.accumulateAndGet(current, Lsn::max);
+        highestAnswered.accumulateAndGet(
+                new Answer(now, current),
+                (before, next) ->
+                        before.timeline() == next.timeline() && Lsn.reached(before.position(), next.position())
+                                ? before
+                                : next);
         return Lsn.reached(current, position);
     }
 }

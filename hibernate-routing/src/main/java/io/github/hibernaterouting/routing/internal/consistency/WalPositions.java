@@ -100,13 +100,20 @@ public final class WalPositions {
     private static final String PRIMARY_CHECK_SQL = "select pg_current_wal_lsn()::text,"
             + " current_setting('transaction_isolation'),"
             + " (select system_identifier::text from pg_catalog.pg_control_system()),"
-            + " pg_catalog.pg_walfile_name(pg_current_wal_lsn())";
+            + " pg_catalog.pg_walfile_name(pg_current_wal_lsn()),"
+            + " " + SERVER_COLUMNS;
 
     /** SQLSTATE of a function the role may not execute. */
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
 
     /** What the health check learns from the primary. */
-    public record PrimaryState(long writePosition, int defaultIsolation, String systemIdentifier, int timeline) {}
+    /**
+     * @param server which server answered, as {@link #serverKey} says (address, port, start time): a
+     *     primary URL that reaches another server than before (a failover, a restart) leaves the pooled
+     *     connections to the old one dead
+     */
+    public record PrimaryState(
+            long writePosition, int defaultIsolation, String systemIdentifier, int timeline, String server) {}
 
     private WalPositions() {}
 
@@ -126,8 +133,10 @@ public final class WalPositions {
                             Lsn.parse(rs.getString(1)),
                             IsolationLevel.parse(rs.getString(2)),
                             rs.getString(3),
-                            walFileTimeline(rs.getString(4)))
-                    : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN, null, 0);
+                            walFileTimeline(rs.getString(4)),
+                            (rs.getString(5) == null ? "local" : rs.getString(5)) + ":" + rs.getInt(6) + "@"
+                                    + rs.getString(7))
+                    : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN, null, 0, null);
         }
     }
 

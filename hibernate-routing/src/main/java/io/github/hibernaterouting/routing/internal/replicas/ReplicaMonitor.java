@@ -46,6 +46,8 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     private volatile int primaryDefaultIsolation = IsolationLevel.UNKNOWN;
     private volatile String primarySystemIdentifier;
     private volatile int primaryTimeline;
+    /** Which server answered the primary's last check ({@link WalPositions.PrimaryState#server()}). */
+    private volatile String primaryServer;
 
     /** @param primaryFailed runs when the primary does not answer (its pooled connections may be dead) */
     ReplicaMonitor(
@@ -161,6 +163,15 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
         final WalPositions.PrimaryState state = primary.query(WalPositions::primaryState);
         if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
             primaryDefaultIsolation = state.defaultIsolation();
+        }
+        final String before = primaryServer;
+        primaryServer = state.server();
+        if (before != null && state.server() != null && !before.equals(state.server())) {
+            // The primary's URL reaches another server than at the last check (a failover manager
+            // re-pointed it, or the server restarted): every pooled connection is to the old one.
+            LOG.info("The primary's URL reaches another server than before (a failover or a restart); its pooled"
+                    + " connections are replaced");
+            primaryFailed.run();
         }
         primarySystemIdentifier = state.systemIdentifier();
         primaryTimeline = state.timeline();

@@ -151,6 +151,11 @@ public final class ReplicaSet implements AutoCloseable {
         return monitor.position();
     }
 
+    /** The timeline the primary writes on as the health check last read it; {@code 0} before. */
+    public int primaryTimeline() {
+        return monitor.timeline();
+    }
+
     /** Runs the health check now, on the calling thread. */
     public void checkNow() {
         monitor.checkNow();

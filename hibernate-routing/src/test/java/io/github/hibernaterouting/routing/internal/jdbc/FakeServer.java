@@ -202,9 +202,17 @@ final class FakeServer {
                         }
                     });
                 }
-                yield resultSet(
-                        new Object[][] {{"0/1000", "read committed", "7000000000000000001", "000000010000000000000001"}
-                        });
+                yield resultSet(new Object[][] {
+                    {
+                        "0/1000",
+                        "read committed",
+                        "7000000000000000001",
+                        "000000010000000000000001",
+                        "127.0.0.1",
+                        5433,
+                        "2026-01-01 00:00:00+00"
+                    }
+                });
             }
             case "execute" -> false;
             default -> defaultValue(method);
