@@ -33,6 +33,13 @@ final class OffloadActor {
         long stalledOutOfReach;
 
         long stalledOutOfReachReplica;
+        /**
+         * Reads of the actor's own row issued within 5 ms of its commit returning, while no standby's replay was
+         * paused: read-after-write at the limit (a local standby replays a commit in well under a millisecond).
+         */
+        final List<Long> rightAfterLatencies = new ArrayList<>();
+
+        long rightAfterReplica;
         long writes;
         long violationsImmediate;
         long violationsLater;
@@ -40,6 +47,8 @@ final class OffloadActor {
 
         synchronized void add(Stats other) {
             latencies.addAll(other.latencies);
+            rightAfterLatencies.addAll(other.rightAfterLatencies);
+            rightAfterReplica += other.rightAfterReplica;
             reads += other.reads;
             replicaReads += other.replicaReads;
             stalledReads += other.stalledReads;
@@ -52,6 +61,9 @@ final class OffloadActor {
             errors += other.errors;
         }
     }
+
+    /** How soon after its own commit a read counts as read-after-write at the limit. */
+    static final long RIGHT_AFTER_NANOS = 5_000_000L;
 
     final PostgresCluster cluster;
     final EntityManagerFactory emf;
@@ -71,6 +83,9 @@ final class OffloadActor {
     long lastCommitPosition;
 
     long mutationStarted = Long.MIN_VALUE / 2;
+    /** {@link System#nanoTime()} when this actor's last commit returned. */
+    long committedAt = Long.MIN_VALUE / 2;
+
     long probesOnPrimary;
 
     OffloadActor(
@@ -148,6 +163,7 @@ final class OffloadActor {
                     em.find(Doc.class, row).val = value;
                 }
                 em.getTransaction().commit();
+                committedAt = System.nanoTime();
                 if (scope.lastCommit() != null) {
                     lastCommitPosition = scope.lastCommit().position();
                 }
@@ -170,6 +186,8 @@ final class OffloadActor {
         final Long expected = acknowledged.get(row);
         final long started = System.nanoTime();
         final boolean stalled = OffloadBenchmark.ALL_PAUSED.get();
+        final boolean rightAfter =
+                immediate && started - committedAt < RIGHT_AFTER_NANOS && !OffloadBenchmark.ANY_PAUSED.get();
         final boolean outOfReach =
                 stalled && Long.compareUnsigned(lastCommitPosition, OffloadBenchmark.pausedReplayPosition) > 0;
         try (RoutingScope ignored = scope(false);
@@ -181,6 +199,10 @@ final class OffloadActor {
             final boolean onPrimary = cluster.nodeForPort(port.intValue()).isPrimary();
             stats.latencies.add(elapsed);
             stats.reads++;
+            if (rightAfter && !OffloadBenchmark.ANY_PAUSED.get()) {
+                stats.rightAfterLatencies.add(elapsed);
+                stats.rightAfterReplica += onPrimary ? 0 : 1;
+            }
             if (stalled) {
                 stats.stalledReads++;
             }

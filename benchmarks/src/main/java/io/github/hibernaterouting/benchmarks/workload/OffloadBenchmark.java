@@ -65,6 +65,9 @@ public final class OffloadBenchmark {
     /** Whether every standby's replay is paused right now (set by the fault thread). */
     static final java.util.concurrent.atomic.AtomicBoolean ALL_PAUSED = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** Whether some standby's replay is paused right now, or about to be (set by the fault thread). */
+    static final java.util.concurrent.atomic.AtomicBoolean ANY_PAUSED = new java.util.concurrent.atomic.AtomicBoolean();
+
     /**
      * While every standby is paused, the furthest position any of them has replayed: an actor whose last commit is past
      * it needs the primary for read-your-writes.
@@ -134,7 +137,10 @@ public final class OffloadBenchmark {
                 final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
                 int run = 0;
                 for (Policy policy : policies) {
-                    meters.clear();
+                    // Counted as differences: the library keeps its counters, which a cleared registry
+                    // would no longer show.
+                    final Map<String, Long> fallbacksBefore = counts(meters, "hibernate.routing.fallbacks", "reason");
+                    final Map<String, Long> gateBefore = counts(meters, "hibernate.routing.lsn_gate", "outcome");
                     rows.put(
                             policy,
                             runPolicy(
@@ -148,8 +154,9 @@ public final class OffloadBenchmark {
                                     writeEvery,
                                     faults));
                     System.out.println("  " + policy.label + ": fallbacks "
-                            + counts(meters, "hibernate.routing.fallbacks", "reason") + ", LSN gate "
-                            + counts(meters, "hibernate.routing.lsn_gate", "outcome"));
+                            + since(counts(meters, "hibernate.routing.fallbacks", "reason"), fallbacksBefore)
+                            + ", LSN gate "
+                            + since(counts(meters, "hibernate.routing.lsn_gate", "outcome"), gateBefore));
                 }
                 System.out.println();
                 System.out.println(
@@ -206,6 +213,8 @@ public final class OffloadBenchmark {
                         // first resume, so a read counted in it surely saw no standby replay.
                         if (!fault.pause()) {
                             ALL_PAUSED.set(false);
+                        } else {
+                            ANY_PAUSED.set(true);
                         }
                         for (int standby : fault.standbys()) {
                             if (fault.pause()) {
@@ -214,6 +223,7 @@ public final class OffloadBenchmark {
                                 cluster.resumeReplay(cluster.standby(standby));
                             }
                         }
+                        ANY_PAUSED.set(cluster.standbys().stream().anyMatch(cluster::isReplayPaused));
                         if (cluster.standbys().stream().allMatch(cluster::isReplayPaused)) {
                             pausedReplayPosition = cluster.standbys().stream()
                                     .mapToLong(n -> cluster.replayLsn(n).asLong())
@@ -230,6 +240,7 @@ public final class OffloadBenchmark {
         faultThread.join();
         cluster.resumeAll();
         ALL_PAUSED.set(false);
+        ANY_PAUSED.set(false);
         pausedReplayPosition = -1L;
         final double seconds = (System.nanoTime() - start) / 1e9;
         if (failure.get() != null) {
@@ -271,6 +282,19 @@ public final class OffloadBenchmark {
                             : 100.0
                                     * (total.replicaReads - total.stalledReplicaReads)
                                     / (total.reads - total.stalledReads));
+            final long[] rightAfter = total.rightAfterLatencies.stream()
+                    .mapToLong(Long::longValue)
+                    .sorted()
+                    .toArray();
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %s: read-after-write at the limit (own row, within 5 ms of the commit, no standby paused):"
+                            + " %,d reads, %.1f %% on replicas, median %.3f ms, p99 %.3f ms%n",
+                    policy.label,
+                    rightAfter.length,
+                    rightAfter.length == 0 ? 0.0 : 100.0 * total.rightAfterReplica / rightAfter.length,
+                    percentile(rightAfter, 0.50) / 1e6,
+                    percentile(rightAfter, 0.99) / 1e6);
             final long reachable = total.stalledReads - total.stalledOutOfReach;
             System.out.printf(
                     Locale.ROOT,
@@ -292,10 +316,23 @@ public final class OffloadBenchmark {
     }
 
     /** The counters named {@code name} by their {@code tag}, as {@code tag-value=count} pairs. */
-    private static String counts(io.micrometer.core.instrument.MeterRegistry meters, String name, String tag) {
+    private static Map<String, Long> counts(
+            io.micrometer.core.instrument.MeterRegistry meters, String name, String tag) {
         final Map<String, Long> counts = new java.util.TreeMap<>();
         meters.find(name).counters().forEach(c -> counts.merge(c.getId().getTag(tag), (long) c.count(), Long::sum));
-        return counts.toString();
+        return counts;
+    }
+
+    /** {@code now} less {@code before}, per tag value, without the ones that did not change. */
+    private static String since(Map<String, Long> now, Map<String, Long> before) {
+        final Map<String, Long> delta = new java.util.TreeMap<>();
+        now.forEach((key, count) -> {
+            final long d = count - before.getOrDefault(key, 0L);
+            if (d != 0) {
+                delta.put(key, d);
+            }
+        });
+        return delta.toString();
     }
 
     private static long percentile(long[] sorted, double p) {
