@@ -10,7 +10,14 @@ import java.util.List;
  * @param id the name to select the cell with, {@code -Dit.cell=C3}
  */
 public record Cell(
-        String id, Cache cache, Stamps stamps, Reads reads, Failure failure, Isolation isolation, Pools pools) {
+        String id,
+        Cache cache,
+        Stamps stamps,
+        Reads reads,
+        Failure failure,
+        Isolation isolation,
+        Pools pools,
+        Endpoint endpoint) {
 
     /** The second-level cache (Hibernate's JCache integration on Ehcache 3, every entity and the collection cached). */
     public enum Cache {
@@ -61,9 +68,21 @@ public record Cell(
         TIGHT
     }
 
+    /** How the replicas are reached. */
+    public enum Endpoint {
+        /** One URL per standby. */
+        URLS,
+        /**
+         * One URL for both standbys: a round-robin TCP relay in front of them, as a load-balanced read
+         * endpoint (a CloudNativePG {@code -ro} Service, HAProxy) is; every read is decided by the server
+         * its connection reached.
+         */
+        RELAY
+    }
+
     /**
      * The cells that run, a pairwise covering design: for any two factors, every combination of their
-     * levels is in at least one cell (8 cells instead of the 96 of the full factorial). C1 is the
+     * levels is in at least one cell (8 cells instead of the 192 of the full factorial). C1 is the
      * library's defaults.
      */
     public static final List<Cell> DESIGN = List.of(
@@ -74,7 +93,8 @@ public record Cell(
                     Reads.DEFAULT,
                     Failure.FALLBACK,
                     Isolation.READ_COMMITTED,
-                    Pools.ROOMY),
+                    Pools.ROOMY,
+                    Endpoint.URLS),
             new Cell(
                     "C2",
                     Cache.OFF,
@@ -82,7 +102,8 @@ public record Cell(
                     Reads.STALE_READ,
                     Failure.FALLBACK,
                     Isolation.REPEATABLE_READ,
-                    Pools.ROOMY),
+                    Pools.ROOMY,
+                    Endpoint.URLS),
             new Cell(
                     "C3",
                     Cache.ON,
@@ -90,8 +111,17 @@ public record Cell(
                     Reads.DEFAULT,
                     Failure.FALLBACK,
                     Isolation.REPEATABLE_READ,
-                    Pools.TIGHT),
-            new Cell("C4", Cache.ON, Stamps.REDIS, Reads.DEFAULT, Failure.FAIL, Isolation.READ_COMMITTED, Pools.TIGHT),
+                    Pools.TIGHT,
+                    Endpoint.URLS),
+            new Cell(
+                    "C4",
+                    Cache.ON,
+                    Stamps.REDIS,
+                    Reads.DEFAULT,
+                    Failure.FAIL,
+                    Isolation.READ_COMMITTED,
+                    Pools.TIGHT,
+                    Endpoint.RELAY),
             new Cell(
                     "C5",
                     Cache.ON,
@@ -99,7 +129,8 @@ public record Cell(
                     Reads.DEFAULT,
                     Failure.FALLBACK,
                     Isolation.READ_COMMITTED,
-                    Pools.ROOMY),
+                    Pools.ROOMY,
+                    Endpoint.RELAY),
             new Cell(
                     "C6",
                     Cache.OFF,
@@ -107,7 +138,8 @@ public record Cell(
                     Reads.STALE_READ,
                     Failure.FAIL,
                     Isolation.REPEATABLE_READ,
-                    Pools.TIGHT),
+                    Pools.TIGHT,
+                    Endpoint.RELAY),
             new Cell(
                     "C7",
                     Cache.ON,
@@ -115,7 +147,8 @@ public record Cell(
                     Reads.STALE_READ,
                     Failure.FAIL,
                     Isolation.REPEATABLE_READ,
-                    Pools.TIGHT),
+                    Pools.TIGHT,
+                    Endpoint.RELAY),
             new Cell(
                     "C8",
                     Cache.OFF,
@@ -123,7 +156,8 @@ public record Cell(
                     Reads.STALE_READ,
                     Failure.FAIL,
                     Isolation.READ_COMMITTED,
-                    Pools.ROOMY));
+                    Pools.ROOMY,
+                    Endpoint.URLS));
 
     /** Two persistence units ("instances"), each operation on a random one, or one. */
     public int instances() {
@@ -142,13 +176,14 @@ public record Cell(
                 reads.name(),
                 failure.name(),
                 isolation == Isolation.READ_COMMITTED ? "RC" : "RR",
-                pools.name() + " (" + poolSize() + ")");
+                pools.name() + " (" + poolSize() + ")",
+                endpoint.name());
     }
 
     /** Short form: {@code C3 cache=ON stamps=TABLE …}. */
     public String describe() {
         return id + " cache=" + cache + " stamps=" + stamps + " reads=" + reads + " replica_failure=" + failure
-                + " isolation=" + isolation + " pools=" + poolSize();
+                + " isolation=" + isolation + " pools=" + poolSize() + " endpoint=" + endpoint;
     }
 
     /** The cell named {@code id} (case-insensitive). */

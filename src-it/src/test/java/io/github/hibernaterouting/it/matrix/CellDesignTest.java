@@ -16,10 +16,18 @@ class CellDesignTest {
             List.of(Cell.Reads.values()),
             List.of(Cell.Failure.values()),
             List.of(Cell.Isolation.values()),
-            List.of(Cell.Pools.values()));
+            List.of(Cell.Pools.values()),
+            List.of(Cell.Endpoint.values()));
 
     private static List<Enum<?>> levels(Cell cell) {
-        return List.of(cell.cache(), cell.stamps(), cell.reads(), cell.failure(), cell.isolation(), cell.pools());
+        return List.of(
+                cell.cache(),
+                cell.stamps(),
+                cell.reads(),
+                cell.failure(),
+                cell.isolation(),
+                cell.pools(),
+                cell.endpoint());
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.RedisServer;
+import io.github.hibernaterouting.testkit.TcpRelay;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
@@ -150,6 +151,11 @@ final class CellRunner {
         reset(cluster);
         final Map<String, Object> settings = settings(cell, redis, seed, plan.overrides());
         final List<EntityManagerFactory> instances = new ArrayList<>();
+        final TcpRelay relay =
+                cell.endpoint() == Cell.Endpoint.RELAY ? new TcpRelay(cluster.standbys(), cluster.database()) : null;
+        if (relay != null) {
+            settings.put(RoutingSettings.REPLICA_URLS, relay.jdbcUrl());
+        }
         try {
             for (int i = 0; i < cell.instances(); i++) {
                 instances.add(RoutingTestSupport.emf(
@@ -214,6 +220,9 @@ final class CellRunner {
         } finally {
             cluster.resumeAll();
             instances.forEach(EntityManagerFactory::close);
+            if (relay != null) {
+                relay.close();
+            }
         }
     }
 

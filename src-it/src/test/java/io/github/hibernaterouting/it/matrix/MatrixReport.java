@@ -53,10 +53,10 @@ final class MatrixReport {
                 "%.0f s of workload.%n%n",
                 rows.stream().mapToLong(Row::millis).sum() / 1000.0));
         text.append(
-                "| Cell | Cache | Stamps | Reads | replica_failure | Isolation | Pools | Seed | Time | Ops | Reads served | Offload |");
+                "| Cell | Cache | Stamps | Reads | replica_failure | Isolation | Pools | Replicas | Seed | Time | Ops | Reads served | Offload |");
         MatrixHistory.KINDS.forEach(kind -> text.append(' ').append(kind).append(" |"));
         text.append('\n');
-        text.append("|---|---|---|---|---|---|---|---|---:|---:|---:|---:|");
+        text.append("|---|---|---|---|---|---|---|---|---|---:|---:|---:|---:|");
         MatrixHistory.KINDS.forEach(kind -> text.append("---:|"));
         text.append('\n');
         for (Row row : rows) {
