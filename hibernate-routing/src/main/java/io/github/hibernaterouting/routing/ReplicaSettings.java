@@ -9,7 +9,9 @@ public interface ReplicaSettings {
     /**
      * JDBC URLs of the hot standbys, comma-separated. Absent or blank, or every URL equal to the
      * primary's: routing is off and Hibernate runs exactly as without this library. Falls back to the
-     * environment variable {@code HIBERNATE_ROUTING_REPLICA_URLS} when the setting is absent.
+     * environment variable {@code HIBERNATE_ROUTING_REPLICA_URLS} when the setting is absent. A URL
+     * may reach several standbys (a load-balanced read endpoint, a pgjdbc multi-host URL, whose
+     * commas do not split it): each connection is then decided by the server it reached.
      *
      * @settingDefault none (routing off)
      * @since 0.1

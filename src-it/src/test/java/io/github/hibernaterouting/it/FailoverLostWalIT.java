@@ -39,8 +39,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Service). The standby left with the lost writes is on the old history: it gets no reads, so no
  * read sees a row the new primary does not have; writes resume on the new primary; a consistency
  * token of a lost write is judged the same by an instance that saw the old primary answer it and
- * by one started after the failover; and a message stamped with it runs on the primary instead of
- * being delivered again until the new primary happens to pass its position. A dedicated cluster:
+ * by one started after the failover; a message stamped with it runs on the primary instead of
+ * being delivered again until the new primary happens to pass its position; and a third standby,
+ * cut off with the promoted one, serves again once it follows the new primary. A dedicated cluster:
  * promotion is for good.
  */
 @ExtendWith(RoutingLeakCheck.class)
@@ -51,7 +52,7 @@ class FailoverLostWalIT {
 
     @BeforeAll
     static void startCluster() throws SQLException {
-        cluster = PostgresCluster.builder().standbys(2).start();
+        cluster = PostgresCluster.builder().standbys(3).start();
         try (Connection admin = cluster.adminConnection(cluster.primary());
                 Statement s = admin.createStatement()) {
             s.execute("create table failover_rows (id bigserial primary key, text text)");
@@ -73,10 +74,10 @@ class FailoverLostWalIT {
         }
     }
 
-    private static Map<String, Object> settings(Node survivor) {
+    private static Map<String, Object> settings(Node survivor, Node follower) {
         final Map<String, Object> settings = new HashMap<>();
         settings.put("jakarta.persistence.jdbc.url", primaryEndpoint.jdbcUrl());
-        settings.put(RoutingSettings.REPLICA_URLS, survivor.jdbcUrl());
+        settings.put(RoutingSettings.REPLICA_URLS, survivor.jdbcUrl() + "," + follower.jdbcUrl());
         settings.put(RoutingSettings.MAX_REPLICA_LAG, "1h");
         // Health checks only when the test asks (checkReplicasNow), so what each instance knows of the
         // primary is what the test made it learn.
@@ -89,7 +90,10 @@ class FailoverLostWalIT {
             throws SQLException {
         final Node survivor = cluster.standby(1);
         final Node promoted = cluster.standby(2);
-        try (EntityManagerFactory before = emf(cluster, settings(survivor))) {
+        // Cut off first, so it has no WAL the promoted one lacks, and can follow it after the failover.
+        final Node follower = cluster.standby(3);
+        try (EntityManagerFactory before = emf(cluster, settings(survivor, follower))) {
+            cluster.detach(follower);
             cluster.detach(promoted);
             final ConsistencyToken lost;
             try (EntityManager em = before.createEntityManager()) {
@@ -113,6 +117,9 @@ class FailoverLostWalIT {
             assertThat(RoutingStatus.of(before).nodes().get(1).problem())
                     .as("the standby with the lost writes is refused (%s)", routingState(before))
                     .isNotNull();
+            assertThat(RoutingStatus.of(before).nodes().get(2).up())
+                    .as("the standby cut off with the promoted one, still on the old timeline, is refused too")
+                    .isFalse();
             final List<String> divergent = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 try (EntityManager em = before.createEntityManager()) {
@@ -141,7 +148,7 @@ class FailoverLostWalIT {
                     .as("the new primary has not reached the lost write's position")
                     .isNegative();
 
-            try (EntityManagerFactory after = emf(cluster, settings(survivor))) {
+            try (EntityManagerFactory after = emf(cluster, settings(survivor, follower))) {
                 assertThatThrownBy(() -> ReadYourWrites.checkToken(after, lost))
                         .as("an instance started after the failover")
                         .isInstanceOf(InvalidConsistencyTokenException.class);
@@ -149,6 +156,19 @@ class FailoverLostWalIT {
                         .as("an instance that saw the old primary answer the token judges it the same")
                         .isInstanceOf(InvalidConsistencyTokenException.class);
             }
+
+            cluster.follow(follower, promoted);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!ItSupport.nodesServing(cluster, before, 4).contains(follower)) {
+                assertThat(System.nanoTime())
+                        .as("offload resumes on the standby that follows the new primary (%s)", routingState(before))
+                        .isLessThan(deadline);
+                RoutingRuntime.of(before).checkReplicasNow();
+                pause(20); // the poll interval
+            }
+            assertThat(RoutingStatus.of(before).nodes().get(1).problem())
+                    .as("the standby with the lost writes stays refused")
+                    .isNotNull();
 
             final StampedWork work = StampedWork.builder(before)
                     .whenBehind(StampedWork.WhenBehind.RETRY)

@@ -12,6 +12,7 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.routing.StampedWork;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
@@ -327,6 +328,54 @@ class LoadBalancedReplicasIT {
                     .extracting(RoutingStatus.Server::port)
                     .containsExactlyInAnyOrder(
                             cluster.standby(1).port(), cluster.standby(2).port());
+        }
+    }
+
+    // A restarted standby is a new server (it replays again from its last restartpoint); the one before
+    // stayed known, so its URL counted as two servers, and a worker's wait took the URL as load-balanced:
+    // StampedWork under RETRY ran a handler whose position no replica had (on the primary) instead of
+    // giving the message back.
+    @org.junit.jupiter.api.Test
+    void restartedStandby_isStillOneServerBehindItsUrl() {
+        try (EntityManagerFactory emf = emf(cluster, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            for (int i = 0; i < 4; i++) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    portAndSeen(em, -1);
+                }
+            }
+            cluster.restart(cluster.standby(1));
+            // Until the health check's own connection has reached the restarted server.
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (true) {
+                runtime(emf).checkReplicasNow();
+                final RoutingStatus.Node replica = RoutingStatus.of(emf).nodes().get(1);
+                if (replica.up()) {
+                    break;
+                }
+                assertThat(System.nanoTime())
+                        .as("replica1 up again (%s)", routingState(emf))
+                        .isLessThan(deadline);
+                io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp(emf);
+            }
+            for (int i = 0; i < 4; i++) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    portAndSeen(em, -1);
+                }
+            }
+            assertThat(RoutingStatus.of(emf).nodes().get(1).servers())
+                    .as("the servers behind replica1's URL (%s)", routingState(emf))
+                    .hasSize(1);
+
+            cluster.pauseReplay(cluster.standby(1));
+            cluster.pauseReplay(cluster.standby(2));
+            writeNote(emf, null, "no standby has it");
+            final ConsistencyToken position = io.github.hibernaterouting.routing.ReadYourWrites.currentPosition(emf);
+            final StampedWork work = StampedWork.builder(emf)
+                    .whenBehind(StampedWork.WhenBehind.RETRY)
+                    .build();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> work.run(position, 1, () -> {}))
+                    .as("no replica has the position: the message is given back")
+                    .isInstanceOf(io.github.hibernaterouting.routing.RetryLaterException.class);
         }
     }
 

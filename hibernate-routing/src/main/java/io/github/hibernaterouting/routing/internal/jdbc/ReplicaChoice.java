@@ -173,12 +173,12 @@ final class ReplicaChoice {
      * the next connection may reach another server), or {@code null} with {@code whyNot[0]} saying why
      * not. Every connection it does not return is closed.
      *
-     * @param others how many other connections it may take when the server {@code physical} reached cannot serve
-     *
      * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL may
      * have seen what this one has not replayed yet. That server's position after the read is not
      * known, so the primary's position now (which no standby of it can be past) becomes the unit's
      * floor, as after a read on the primary.
+     *
+     * @param others how many other connections it may take when the server {@code physical} reached cannot serve
      */
     private static Connection admitted(
             PhysicalConnections p,
@@ -227,7 +227,12 @@ final class ReplicaChoice {
                     }
                 }
                 held.add(candidate);
-                candidate = attempt < others ? p.replicas.anotherConnection(node, held) : null;
+                // Held now: if borrowing another fails, it is closed once, with the others.
+                candidate = null;
+                if (attempt >= others) {
+                    return null;
+                }
+                candidate = p.replicas.anotherConnection(node, held);
                 if (candidate == null) {
                     return null;
                 }

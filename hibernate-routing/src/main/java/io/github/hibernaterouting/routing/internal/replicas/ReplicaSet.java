@@ -192,11 +192,34 @@ public final class ReplicaSet implements AutoCloseable {
      * none is known to; for workers that decide before their handler runs.
      */
     public boolean awaitReplica(long position, Duration maxWait) {
-        if (selector.choose(position, null, null) != null) {
+        if (knownToHave(position)) {
             metrics.gate(GateOutcome.KNOWN, 0);
             return true;
         }
-        return gate.await(position, maxWait.toNanos(), null) != null;
+        final ReplicaNode node = gate.await(position, maxWait.toNanos(), null);
+        // Behind a URL that reaches several servers the gate cannot ask each one: what is known decides.
+        return node != null && (!node.severalServers() || knownToHave(position));
+    }
+
+    /**
+     * Whether some replica is known to have replayed {@code position} and may serve: by what the
+     * health check knows of it, or, behind a URL that reaches several servers, of one of them.
+     */
+    private boolean knownToHave(long position) {
+        for (ReplicaNode node : nodes) {
+            if (node.ineligibility(bounds, position) != null) {
+                continue;
+            }
+            if (!node.severalServers()) {
+                return true;
+            }
+            for (BackendServer server : node.backendServers()) {
+                if (server.ineligibility(bounds, position) == null) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -27,6 +27,12 @@ final class ServerRegistry {
     /** {@link System#nanoTime()} when a read last borrowed a connection to learn its server ({@link #discoveryDue}). */
     private final AtomicLong discoveredAt = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
 
+    /** How many times reads tried for another server ({@link #discoveryDue}), at most {@link #MAX_DISCOVERIES}. */
+    private final java.util.concurrent.atomic.AtomicInteger discoveries =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    private static final int MAX_DISCOVERIES = 16;
+
     /** The server the health check's own connection reached, {@code null} before its first answer. */
     private volatile BackendServer probeServer;
 
@@ -39,19 +45,42 @@ final class ServerRegistry {
         return probeServer;
     }
 
+    /**
+     * The health check's connection reached {@code server}. When that is another server than before
+     * (the server restarted, which makes it a new one, or the URL's next connection reached another
+     * standby), the one before is forgotten with the connections known to reach it: a restarted
+     * server ended them, and a standby that still runs is learned again from the next connection
+     * that reaches it. Otherwise one standby restarted would count as two servers behind its URL.
+     */
     void probeServer(BackendServer server) {
+        final BackendServer before = probeServer;
         probeServer = server;
+        if (before != null && before != server) {
+            servers.remove(before.key(), before);
+            byConnection.asMap().values().removeIf(known -> known == before);
+        }
     }
 
     /**
      * Whether a read may borrow a connection, although the health check's server cannot serve it, to
-     * learn whether the connections reach another server: at most once every {@code intervalNanos};
-     * the caller that gets {@code true} takes the turn.
+     * learn whether the connections reach another server: at most once every {@code intervalNanos},
+     * and {@link #MAX_DISCOVERIES} times in all while no second server showed up (each connection is
+     * still asked which server it reached when it is first borrowed, so a pool's new connections
+     * find other servers anyway); the caller that gets {@code true} takes the turn.
      */
     boolean discoveryDue(long intervalNanos) {
+        if (discoveries.get() >= MAX_DISCOVERIES || several()) {
+            // Behind a URL with several servers, a few tries find a second one (and then each connection
+            // is decided by its own); a URL that names one server stops paying for them.
+            return false;
+        }
         final long last = discoveredAt.get();
         final long now = System.nanoTime();
-        return now - last >= intervalNanos && discoveredAt.compareAndSet(last, now);
+        if (now - last >= intervalNanos && discoveredAt.compareAndSet(last, now)) {
+            discoveries.incrementAndGet();
+            return true;
+        }
+        return false;
     }
 
     /** The server {@code key} names, registered now if it is new. */
