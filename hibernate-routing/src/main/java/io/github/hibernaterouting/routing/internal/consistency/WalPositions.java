@@ -64,7 +64,8 @@ public final class WalPositions {
      * Which server a connection reached, whatever URL, relay or load balancer it went through: the
      * address and port the server accepted it on, and when the server started (a restarted server is
      * another one: it replays again from its last restartpoint). Columns 9 to 11 of
-     * {@link #REPLICA_CHECK_SQL}; see {@link #serverKey}.
+     * {@link #REPLICA_CHECK_SQL}; the identity is the port and the start time ({@link #serverKey}),
+     * not the address, which differs for one server reached over IPv4 and IPv6 or two interfaces.
      */
     private static final String SERVER_COLUMNS =
             "host(inet_server_addr()), inet_server_port(), pg_postmaster_start_time()::text";
@@ -83,10 +84,13 @@ public final class WalPositions {
             + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS
             + ", (select received_tli::text from pg_catalog.pg_stat_wal_receiver), " + SERVER_COLUMNS;
 
-    /** The identity of the server that answered {@link #REPLICA_CHECK_SQL} on {@code rs}, from columns 9 to 11. */
+    /** The identity of the server that answered {@link #REPLICA_CHECK_SQL} on {@code rs}, from columns 10 and 11. */
     public static String serverKey(ResultSet rs) throws SQLException {
-        final String address = rs.getString(9);
-        return (address == null ? "local" : address) + ":" + rs.getInt(10) + "@" + rs.getString(11);
+        return serverKey(rs.getInt(10), rs.getString(11));
+    }
+
+    private static String serverKey(int port, String startTime) {
+        return port + "@" + startTime;
     }
 
     /**
@@ -106,9 +110,10 @@ public final class WalPositions {
     /** SQLSTATE of a function the role may not execute. */
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
 
-    /** What the health check learns from the primary. */
     /**
-     * @param server which server answered, as {@link #serverKey} says (address, port, start time): a
+     * What the health check learns from the primary.
+     *
+     * @param server which server answered, as {@link #serverKey} says (port and start time): a
      *     primary URL that reaches another server than before (a failover, a restart) leaves the pooled
      *     connections to the old one dead
      */
@@ -134,8 +139,7 @@ public final class WalPositions {
                             IsolationLevel.parse(rs.getString(2)),
                             rs.getString(3),
                             walFileTimeline(rs.getString(4)),
-                            (rs.getString(5) == null ? "local" : rs.getString(5)) + ":" + rs.getInt(6) + "@"
-                                    + rs.getString(7))
+                            serverKey(rs.getInt(6), rs.getString(7)))
                     : new PrimaryState(Lsn.UNKNOWN, IsolationLevel.UNKNOWN, null, 0, null);
         }
     }
