@@ -331,6 +331,42 @@ class LoadBalancedReplicasIT {
         }
     }
 
+    // A CloudNativePG -r Service (any instance) reaches the primary too: a connection that reached it is
+    // not a replica connection, and leaves the library's pool.
+    // In both orders: whichever of the pool's first connection and the health check's reaches the primary.
+    @ParameterizedTest(name = "primary first: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void endpointThatAlsoReachesThePrimary_neverServesAReplicaReadThere(boolean primaryFirst) {
+        final List<Node> behind = primaryFirst
+                ? List.of(cluster.primary(), cluster.standby(2))
+                : List.of(cluster.standby(2), cluster.primary());
+        try (TcpRelay anyInstance = new TcpRelay(behind, cluster.database());
+                EntityManagerFactory emf = emfOver(
+                        settings -> {
+                            settings.put(RoutingSettings.REPLICA_URLS, anyInstance.jdbcUrl());
+                            return settings;
+                        },
+                        Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            final List<String> onPrimaryAsReplica = new ArrayList<>();
+            int onStandby = 0;
+            for (int i = 0; i < 40; i++) {
+                try (EntityManager em = emf.createEntityManager()) {
+                    final long port = portAndSeen(em, -1)[0];
+                    final RoutingStatus.Decision latest =
+                            RoutingStatus.of(emf).decisions().get(0);
+                    if (port == cluster.primary().port() && !latest.node().equals("primary")) {
+                        onPrimaryAsReplica.add("read " + i + " counted on " + latest.node());
+                    }
+                    onStandby += port == cluster.standby(2).port() ? 1 : 0;
+                }
+            }
+            assertThat(onPrimaryAsReplica)
+                    .as("reads on the primary routed as replica reads (%s)", routingState(emf))
+                    .isEmpty();
+            assertThat(onStandby).as("the standby behind the endpoint serves").isPositive();
+        }
+    }
+
     // A restarted standby is a new server (it replays again from its last restartpoint); the one before
     // stayed known, so its URL counted as two servers, and a worker's wait took the URL as load-balanced:
     // StampedWork under RETRY ran a handler whose position no replica had (on the primary) instead of

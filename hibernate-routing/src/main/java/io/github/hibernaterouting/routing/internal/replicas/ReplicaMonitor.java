@@ -218,6 +218,11 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
         }
         verify(node);
         node.servers().forget(FORGET_AFTER_NANOS);
+        if (node.problem() != null || bounds.checkRecovery() && !node.inRecovery) {
+            // Refused: behind a load-balanced URL (one that reaches the primary too, say) the next
+            // connection may reach a standby of this primary, so the next check opens a new one.
+            node.probe().reconnect();
+        }
         if (node.isUp() && !wasUp) {
             LOG.info(
                     "Replica {} is up (replayed {}, {} bytes behind)", node, Lsn.format(node.replayLsn), node.lagBytes);

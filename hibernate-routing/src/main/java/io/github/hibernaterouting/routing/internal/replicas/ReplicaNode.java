@@ -241,6 +241,13 @@ public final class ReplicaNode {
         if (!reachable || !breaker.isClosed()) {
             return Ineligibility.DOWN;
         }
+        if (servers.several()) {
+            // Behind one URL, several servers: identity, recovery, the lag bound and the position are
+            // decided against the server each connection reaches, when it is borrowed (ReplicaSet#admit).
+            return bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())
+                    ? Ineligibility.LAG_UNKNOWN
+                    : null;
+        }
         if (problem != null) {
             return Ineligibility.FOREIGN;
         }
@@ -249,11 +256,6 @@ public final class ReplicaNode {
         }
         if (bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())) {
             return Ineligibility.LAG_UNKNOWN;
-        }
-        if (servers.several()) {
-            // Behind one URL, several servers: the lag bound and the position are decided against the
-            // server each connection reaches, when it is borrowed (ReplicaSet#admit).
-            return null;
         }
         if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
             return Ineligibility.LAG_BOUND;

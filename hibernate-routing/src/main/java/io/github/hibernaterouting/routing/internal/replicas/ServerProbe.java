@@ -102,6 +102,19 @@ public final class ServerProbe implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the connection, so that the next query opens a new one: behind a URL that reaches several
+     * servers, the new one may reach another server.
+     */
+    public void reconnect() {
+        lock.lock();
+        try {
+            closeConnection();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** How many queries have completed; see {@link #query}. */
     public long completed() {
         return completed;
