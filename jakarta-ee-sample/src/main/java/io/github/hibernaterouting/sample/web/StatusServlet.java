@@ -59,6 +59,17 @@ public class StatusServlet extends HttpServlet {
         if (node.problem() != null) {
             json.put("problem", node.problem());
         }
+        if (node.pool() != null) {
+            json.put(
+                    "pool",
+                    Map.of(
+                            "active",
+                            node.pool().active(),
+                            "idle",
+                            node.pool().idle(),
+                            "maximum",
+                            node.pool().maximum()));
+        }
         if (!node.servers().isEmpty()) {
             json.put(
                     "servers",
@@ -71,17 +82,6 @@ public class StatusServlet extends HttpServlet {
                                 return one;
                             })
                             .toList());
-        }
-        if (node.pool() != null) {
-            json.put(
-                    "pool",
-                    Map.of(
-                            "active",
-                            node.pool().active(),
-                            "idle",
-                            node.pool().idle(),
-                            "maximum",
-                            node.pool().maximum()));
         }
         return json;
     }
