@@ -62,13 +62,14 @@ final class ServerAdmission {
     }
 
     /**
-     * Why {@code server}, which {@code physical} reached, cannot serve a read that needs
+     * Why {@code known}, the server {@code physical} reached, cannot serve a read that needs
      * {@code required}, or {@code null} if it can; waits up to {@code maxWaitNanos} for it to replay
      * {@code required}.
      */
     ReplicaNode.Ineligibility admit(
-            ReplicaNode node, BackendServer server, Connection physical, long required, long maxWaitNanos)
+            ReplicaNode node, BackendServer known, Connection physical, long required, long maxWaitNanos)
             throws SQLException {
+        BackendServer server = known;
         final ServerRegistry registry = node.servers();
         if (!registry.several() && server == registry.probeServer()) {
             // The only server known: decided by what the health check and the LSN gate know of it, as
@@ -78,7 +79,8 @@ final class ServerAdmission {
         final long start = System.nanoTime();
         boolean asked = false;
         if (server.checkAgeNanos() > refreshAfterNanos) {
-            check(node, physical);
+            // The same server, recorded anew (a new record if it was forgotten meanwhile).
+            server = check(node, physical);
             asked = true;
         }
         ReplicaNode.Ineligibility why = server.ineligibility(bounds, required);
