@@ -349,7 +349,9 @@ class LoadBalancedReplicasIT {
                         Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
             final List<String> onPrimaryAsReplica = new ArrayList<>();
             int onStandby = 0;
-            for (int i = 0; i < 40; i++) {
+            // At least 40 reads, and on until the standby served one (the library learns the servers behind
+            // the URL from its connections, and the health check's from its next one), for at most 2000.
+            for (int i = 0; i < 2000 && (i < 40 || onStandby == 0); i++) {
                 try (EntityManager em = emf.createEntityManager()) {
                     final long port = portAndSeen(em, -1)[0];
                     final RoutingStatus.Decision latest =

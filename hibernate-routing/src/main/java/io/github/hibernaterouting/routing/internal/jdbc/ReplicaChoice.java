@@ -94,11 +94,10 @@ final class ReplicaChoice {
                     servedReason = RouteReason.LSN_WAIT;
                 }
             }
-            if (node == null
-                    && (whyNot[0] == ReplicaNode.Ineligibility.BEHIND_LSN
-                            || whyNot[0] == ReplicaNode.Ineligibility.LAG_BOUND)) {
-                // The health check's server cannot serve; the replica's connections may reach others
-                // (a load-balanced URL): now and then, one read tries a connection other than its own.
+            if (node == null && whyNot[0] != null && whyNot[0] != ReplicaNode.Ineligibility.DOWN) {
+                // The health check's server cannot serve (behind, over the bound, not a standby of this
+                // primary); the replica's connections may reach others (a load-balanced URL, one that
+                // reaches the primary too): now and then, one read tries a connection other than its own.
                 node = p.replicas.discovering(required);
                 others = node != null ? 1 : others;
             }

@@ -247,14 +247,17 @@ public final class ReplicaSet implements AutoCloseable {
 
     /**
      * A replica that no read may use by what the health check knows of its server (behind the
-     * position {@code required}, or over the lag bound), but otherwise up, whose connections were not
+     * position {@code required}, over the lag bound, not a standby of this primary), but that answers,
+     * whose connections were not
      * tried within one health-check interval: behind its URL there may be other servers that can
      * serve. Its next connection is decided by its own server ({@link #admit}). {@code null} if none.
      */
     public ReplicaNode discovering(long required) {
         for (ReplicaNode node : nodes) {
             final ReplicaNode.Ineligibility why = node.ineligibility(bounds, required);
-            if ((why == ReplicaNode.Ineligibility.BEHIND_LSN || why == ReplicaNode.Ineligibility.LAG_BOUND)
+            if (why != null
+                    && why != ReplicaNode.Ineligibility.DOWN
+                    && why != ReplicaNode.Ineligibility.LAG_UNKNOWN
                     && node.servers().discoveryDue(discoveryIntervalNanos)) {
                 return node;
             }
