@@ -172,9 +172,8 @@ class LoadBalancedReplicasIT {
     void actorsReads_andTokens_seeTheirWrites_whicheverStandbyBehindTheUrlIsPaused(
             String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
         try (EntityManagerFactory emf = emfOver(url, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
-            for (Node paused : cluster.standbys()) {
+            eachStandbyPaused(paused -> {
                 final Node live = other(paused);
-                cluster.pauseReplay(paused);
                 final List<String> stale = new ArrayList<>();
                 int onLive = 0;
                 for (int i = 0; i < 400 && (i < ROUNDS || onLive == 0 && !endpoint.equals(MULTI_HOST)); i++) {
@@ -213,9 +212,7 @@ class LoadBalancedReplicasIT {
                                     endpoint, live, routingState(emf))
                             .isPositive();
                 }
-                cluster.resumeReplay(paused);
-                cluster.awaitCaughtUp(Duration.ofSeconds(30));
-            }
+            });
         }
     }
 
@@ -225,9 +222,8 @@ class LoadBalancedReplicasIT {
             String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
         try (EntityManagerFactory emf = emfOver(
                 url, Map.of(RoutingSettings.MAX_REPLICA_LAG_BYTES, "1024", RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
-            for (Node paused : cluster.standbys()) {
+            eachStandbyPaused(paused -> {
                 final Node live = other(paused);
-                cluster.pauseReplay(paused);
                 for (int i = 0; i < 8; i++) {
                     writeNote(emf, null, "x".repeat(400));
                 }
@@ -254,9 +250,7 @@ class LoadBalancedReplicasIT {
                             .as("%s: reads served by the live standby", endpoint)
                             .isPositive();
                 }
-                cluster.resumeReplay(paused);
-                cluster.awaitCaughtUp(Duration.ofSeconds(30));
-            }
+            });
         }
     }
 
@@ -265,8 +259,7 @@ class LoadBalancedReplicasIT {
     void unitOfWork_neverReadsOlderDataOnAnotherServerBehindTheUrl(
             String endpoint, Function<Map<String, Object>, Map<String, Object>> url) {
         try (EntityManagerFactory emf = emfOver(url, Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
-            for (Node paused : cluster.standbys()) {
-                cluster.pauseReplay(paused);
+            eachStandbyPaused(paused -> {
                 final long id = (Long) writeNote(emf, null, "seen by one standby only")[0];
                 cluster.awaitReplay(other(paused), cluster.currentWalLsn(), Duration.ofSeconds(30));
                 final List<String> backInTime = new ArrayList<>();
@@ -292,9 +285,7 @@ class LoadBalancedReplicasIT {
                                         + " saw (%s)",
                                 endpoint, paused, routingState(emf))
                         .isEmpty();
-                cluster.resumeReplay(paused);
-                cluster.awaitCaughtUp(Duration.ofSeconds(30));
-            }
+            });
         }
     }
 
@@ -414,6 +405,22 @@ class LoadBalancedReplicasIT {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> work.run(position, 1, () -> {}))
                     .as("no replica has the position: the message is given back")
                     .isInstanceOf(io.github.hibernaterouting.routing.RetryLaterException.class);
+        }
+    }
+
+    /**
+     * Runs {@code test} with replay paused on each standby in turn (so on whichever the health check
+     * holds), resuming it and waiting for the catch-up after each.
+     */
+    private static void eachStandbyPaused(java.util.function.Consumer<Node> test) {
+        for (Node paused : cluster.standbys()) {
+            cluster.pauseReplay(paused);
+            try {
+                test.accept(paused);
+            } finally {
+                cluster.resumeReplay(paused);
+            }
+            cluster.awaitCaughtUp(Duration.ofSeconds(30));
         }
     }
 
