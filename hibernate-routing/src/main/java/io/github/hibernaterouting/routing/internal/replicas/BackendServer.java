@@ -158,24 +158,7 @@ public final class BackendServer {
         if (bounds.checkRecovery() && !inRecovery) {
             return ReplicaNode.Ineligibility.NOT_IN_RECOVERY;
         }
-        final long stale = bounds.staleAfterNanos();
-        if (stale > 0) {
-            final long now = System.nanoTime();
-            final long basis = lagBasisNanos;
-            if (checkedAtNanos == 0 || now - checkedAtNanos > stale || basis == 0 || now - basis > stale) {
-                return ReplicaNode.Ineligibility.LAG_UNKNOWN;
-            }
-        }
-        if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
-            return ReplicaNode.Ineligibility.LAG_BOUND;
-        }
-        if (bounds.maxLagMillis() > 0 && lagSeconds * 1000 > bounds.maxLagMillis()) {
-            return ReplicaNode.Ineligibility.LAG_BOUND;
-        }
-        if (required != Lsn.UNKNOWN && !Lsn.reached(replayLsn, required)) {
-            return ReplicaNode.Ineligibility.BEHIND_LSN;
-        }
-        return null;
+        return bounds.judge(checkedAtNanos, lagBasisNanos, lagBytes, lagSeconds, replayLsn, required);
     }
 
     /** Whether a wait for this server timed out and it has not replayed past where it stood then. */

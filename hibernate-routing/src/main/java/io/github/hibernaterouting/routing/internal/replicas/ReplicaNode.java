@@ -244,9 +244,7 @@ public final class ReplicaNode {
         if (servers.several()) {
             // Behind one URL, several servers: identity, recovery, the lag bound and the position are
             // decided against the server each connection reaches, when it is borrowed (ReplicaSet#admit).
-            return bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())
-                    ? Ineligibility.LAG_UNKNOWN
-                    : null;
+            return bounds.stale(checkedAtNanos, lagBasisNanos) ? Ineligibility.LAG_UNKNOWN : null;
         }
         if (problem != null) {
             return Ineligibility.FOREIGN;
@@ -254,19 +252,7 @@ public final class ReplicaNode {
         if (bounds.checkRecovery() && !inRecovery) {
             return Ineligibility.NOT_IN_RECOVERY;
         }
-        if (bounds.staleAfterNanos() > 0 && lagDataStale(bounds.staleAfterNanos())) {
-            return Ineligibility.LAG_UNKNOWN;
-        }
-        if (bounds.maxLagBytes() > 0 && (lagBytes < 0 || lagBytes > bounds.maxLagBytes())) {
-            return Ineligibility.LAG_BOUND;
-        }
-        if (bounds.maxLagMillis() > 0 && lagSeconds * 1000 > bounds.maxLagMillis()) {
-            return Ineligibility.LAG_BOUND;
-        }
-        if (minimumLsn != Lsn.UNKNOWN && !Lsn.reached(replayLsn, minimumLsn)) {
-            return Ineligibility.BEHIND_LSN;
-        }
-        return null;
+        return bounds.judge(checkedAtNanos, lagBasisNanos, lagBytes, lagSeconds, replayLsn, minimumLsn);
     }
 
     /** The servers this replica's connections reached. */
@@ -282,16 +268,6 @@ public final class ReplicaNode {
     /** How messages name one server of this replica: the replica, and the server's address. */
     String describe(BackendServer server) {
         return this + " server " + server;
-    }
-
-    /**
-     * Whether the replica's last answered check, or the primary reading its lag was measured against,
-     * is older than {@code staleAfterNanos}.
-     */
-    private boolean lagDataStale(long staleAfterNanos) {
-        final long now = System.nanoTime();
-        final long basis = lagBasisNanos;
-        return now - checkedAtNanos > staleAfterNanos || basis == 0 || now - basis > staleAfterNanos;
     }
 
     /**

@@ -104,7 +104,7 @@ public final class ReplicaSet implements AutoCloseable {
                     null,
                     number,
                     node,
-                    n -> n.backendServers().size());
+                    n -> n.servers().count());
             metrics.replicaGauge(
                     "hibernate.routing.replica.up",
                     "1 when the replica answered its last check and its circuit breaker is closed",

@@ -36,6 +36,11 @@ final class ServerRegistry {
     /** The server the health check's own connection reached, {@code null} before its first answer. */
     private volatile BackendServer probeServer;
 
+    /** How many servers the replica's connections have reached. */
+    int count() {
+        return servers.size();
+    }
+
     /** Whether the replica's connections have reached more than one server. */
     boolean several() {
         return servers.size() > 1;
