@@ -4,6 +4,7 @@ import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -13,8 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The common case costs nothing: the replicas' last known positions (from the health check and
  * from earlier gate checks) are in memory. Only when none is known to be far enough does the gate
- * ask the replicas ({@code pg_last_wal_replay_lsn()}), and then poll them until the wait is over
- * (100 ms by default: replica lag is almost always small).
+ * ask the replicas ({@code pg_last_wal_replay_lsn()}), one at a time and no further than the first
+ * that has the position, and then poll them until the wait is over (100 ms by default: replica lag
+ * is almost always small).
  *
  * <p>It waits only for replicas that move. When a wait times out, the gate remembers how far each
  * replica it asked had replayed (its <em>stall mark</em>). A later wait waits only if some replica has
@@ -37,6 +39,9 @@ final class LsnGate {
 
     /** Per replica index: its replay position when a wait last timed out, {@link Lsn#UNKNOWN} for none. */
     private final AtomicLongArray stallMarks;
+
+    /** Where the next check starts asking, so that the replicas share the checks. */
+    private final AtomicInteger nextAsked = new AtomicInteger();
 
     LsnGate(
             List<ReplicaNode> replicas,
@@ -64,7 +69,12 @@ final class LsnGate {
         while (true) {
             boolean anyCandidate = false;
             boolean moving = false;
-            for (ReplicaNode node : replicas) {
+            // Asked one at a time, from a place that rotates, and no further once one has the position:
+            // one round trip for most checks, however many replicas there are.
+            final int size = replicas.size();
+            final int from = size == 0 ? 0 : Math.floorMod(nextAsked.getAndIncrement(), size);
+            for (int i = 0; i < size; i++) {
+                final ReplicaNode node = replicas.get((from + i) % size);
                 // Only replicas that could serve but for their position are worth asking; a replica
                 // that stood still at the last timeout and was asked within the last wait is not asked
                 // again: while replay is stalled, units of work do not each pay the round trips.
@@ -74,6 +84,12 @@ final class LsnGate {
                             || !stallMarked(node)
                             || node.replayAgeNanos() >= Math.min(maxWaitNanos, MAX_STALL_AGE)) {
                         node.refreshReplay();
+                        final ReplicaNode chosen = selector.choose(required, null, whyNot);
+                        if (chosen != null) {
+                            movedPastMark(node);
+                            metrics.gate(first ? GateOutcome.CHECKED : GateOutcome.WAITED, System.nanoTime() - start);
+                            return chosen;
+                        }
                     }
                     moving |= movedPastMark(node);
                 }
