@@ -14,7 +14,7 @@ final class LagSchedule {
     /** One step of the lag schedule: at {@code atMillis}, pause (or resume) replay on these standbys. */
     record Fault(long atMillis, boolean pause, int... standbys) {}
 
-    /** The faults of {@code --scenario short} or {@code long}, in time order. */
+    /** The faults of {@code --scenario short}, {@code long} or {@code steady} (none), in time order. */
     static List<Fault> forScenario(String scenario) {
         return switch (scenario) {
             case "short" ->
@@ -30,12 +30,17 @@ final class LagSchedule {
                 List.of(
                         new Fault(5_000, true, 1, 2), new Fault(20_000, false, 1, 2),
                         new Fault(26_000, true, 1, 2), new Fault(41_000, false, 1, 2));
-            default -> throw new IllegalArgumentException("scenario: short or long, not " + scenario);
+            // No lag at all, as long as short: what routing costs when every standby keeps up.
+            case "steady" -> List.of(new Fault(35_000, false));
+            default -> throw new IllegalArgumentException("scenario: short, long or steady, not " + scenario);
         };
     }
 
     /** The schedule as the first line of the output gives it: {@code pause [1, 2]@5.0s, resume [1, 2]@20.0s, …}. */
     static String describe(List<Fault> faults) {
+        if (faults.stream().allMatch(f -> f.standbys().length == 0)) {
+            return "none";
+        }
         return faults.stream()
                 .map(f -> (f.pause() ? "pause " : "resume ") + Arrays.toString(f.standbys()) + "@"
                         + f.atMillis() / 1000.0 + "s")

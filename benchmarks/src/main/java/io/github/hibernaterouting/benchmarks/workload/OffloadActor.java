@@ -19,6 +19,10 @@ final class OffloadActor {
     /** What one actor, or all actors of a run together, did and saw. */
     static final class Stats {
         final List<Long> latencies = new ArrayList<>();
+        /** The latencies of the reads a replica served, and of those the primary served. */
+        final List<Long> replicaLatencies = new ArrayList<>();
+
+        final List<Long> primaryLatencies = new ArrayList<>();
         long reads;
         long replicaReads;
         /** Reads that started while every standby's replay was paused, and those of them a replica served. */
@@ -47,6 +51,8 @@ final class OffloadActor {
 
         synchronized void add(Stats other) {
             latencies.addAll(other.latencies);
+            replicaLatencies.addAll(other.replicaLatencies);
+            primaryLatencies.addAll(other.primaryLatencies);
             rightAfterLatencies.addAll(other.rightAfterLatencies);
             rightAfterReplica += other.rightAfterReplica;
             reads += other.reads;
@@ -198,6 +204,7 @@ final class OffloadActor {
                     (Number) em.createNativeQuery("select inet_server_port()").getSingleResult();
             final boolean onPrimary = cluster.nodeForPort(port.intValue()).isPrimary();
             stats.latencies.add(elapsed);
+            (onPrimary ? stats.primaryLatencies : stats.replicaLatencies).add(elapsed);
             stats.reads++;
             if (rightAfter && !OffloadBenchmark.ANY_PAUSED.get()) {
                 stats.rightAfterLatencies.add(elapsed);

@@ -42,7 +42,15 @@ import java.util.stream.Collectors;
  *
  * <p>Lag: replay on the standbys is paused and resumed on a fixed schedule relative to the start
  * of each policy's run ({@code --scenario short}: pauses of 1.5 to 3 s; {@code long}: two pauses of
- * 15 s, longer than both windows).
+ * 15 s, longer than both windows; {@code steady}: none, as long as {@code short}).
+ *
+ * <p>Before the measured runs every policy's units of work run back to back, without ticks or faults
+ * ({@code --warmup-units}, 2,000 per actor and policy), so that no policy pays for the JIT's work.
+ * During each run a control thread ({@link PlainReads}) makes a plain JDBC lookup on every server at
+ * each tick: what a read costs on a standby and on the primary under the same load, the baseline for
+ * the policies' reads. {@code --stagger} spreads the actors' ticks over the tick instead of starting
+ * them all at once (six units of work at the same instant on two CPUs measure queueing as much as
+ * reads).
  */
 public final class OffloadBenchmark {
     private OffloadBenchmark() {}
@@ -74,15 +82,21 @@ public final class OffloadBenchmark {
      */
     static volatile long pausedReplayPosition = -1L;
 
+    /** {@code --stagger}: the actors' ticks spread over the tick instead of all at its start. */
+    static boolean STAGGER;
+
     public static void main(String[] args) throws Exception {
         final Map<String, String> options = Options.parse(args);
         final String scenario = options.getOrDefault("scenario", "long");
+        STAGGER = options.containsKey("stagger");
         final int actors = Integer.parseInt(options.getOrDefault("actors", "6"));
         final long tickMillis = Long.parseLong(options.getOrDefault("tick-ms", "50"));
         final List<Fault> faults = LagSchedule.forScenario(scenario);
         final int ticks = Integer.parseInt(options.getOrDefault(
                 "ticks", String.valueOf((faults.get(faults.size() - 1).atMillis() + 5_000) / tickMillis)));
         final int writeEvery = Integer.parseInt(options.getOrDefault("write-every", "80"));
+        // Units of work per actor and policy before the measured runs.
+        final int warmupUnits = Integer.parseInt(options.getOrDefault("warmup-units", "2000"));
         final List<Policy> policies = options.containsKey("policies")
                 ? Arrays.stream(options.get("policies").split(","))
                         .map(p -> Policy.valueOf(p.toUpperCase(Locale.ROOT)))
@@ -118,7 +132,8 @@ public final class OffloadBenchmark {
             final PersistenceConfiguration configuration =
                     new PersistenceConfiguration("offload").managedClass(Doc.class);
             settings.forEach(configuration::property);
-            try (EntityManagerFactory emf = configuration.createEntityManagerFactory()) {
+            try (EntityManagerFactory emf = configuration.createEntityManagerFactory();
+                    PlainReads control = new PlainReads(cluster)) {
                 System.out.printf(
                         Locale.ROOT,
                         "scenario %s: %d actors, a tick every %d ms, %d ticks each (%.0f s), a write every %d ticks on average;"
@@ -130,9 +145,24 @@ public final class OffloadBenchmark {
                         ticks * tickMillis / 1000.0,
                         writeEvery,
                         LagSchedule.describe(faults));
-                // Warm-up, not reported: every policy for a few seconds without faults.
-                for (Policy policy : policies) {
-                    runPolicy(cluster, emf, policy, "warmup", actors, tickMillis, 60, writeEvery, List.of());
+                // Warm-up, not reported, without faults: every policy's units of work back to back (no tick), twice
+                // in turn, so that the JIT has compiled every policy's path before the first measured run. With
+                // a few seconds of ticks only, the policy measured first paid for the compilation (its median
+                // read was 1.2 to 2 times what it was when measured second).
+                for (int pass = 0; pass < 2; pass++) {
+                    for (Policy policy : policies) {
+                        runPolicy(
+                                cluster,
+                                emf,
+                                control,
+                                policy,
+                                "warmup",
+                                actors,
+                                0,
+                                warmupUnits / 2,
+                                writeEvery,
+                                List.of());
+                    }
                 }
                 final Map<Policy, String> rows = new java.util.LinkedHashMap<>();
                 int run = 0;
@@ -146,6 +176,7 @@ public final class OffloadBenchmark {
                             runPolicy(
                                     cluster,
                                     emf,
+                                    control,
                                     policy,
                                     "run" + (++run),
                                     actors,
@@ -170,6 +201,7 @@ public final class OffloadBenchmark {
     private static String runPolicy(
             PostgresCluster cluster,
             EntityManagerFactory emf,
+            PlainReads control,
             Policy policy,
             String runName,
             int actors,
@@ -185,14 +217,18 @@ public final class OffloadBenchmark {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final long start = System.nanoTime() + 200_000_000L;
         final List<Thread> threads = new ArrayList<>();
+        // Staggered, the control's lookups fall between two actors' units of work.
+        control.start(start + (STAGGER ? tickMillis * 1_000_000L / (2L * actors) : 0), tickMillis, actors);
         for (int a = 0; a < actors; a++) {
+            // --stagger: actor a ticks a/actors of a tick after actor 0, so units of work do not all start at once.
+            final long phase = STAGGER ? a * tickMillis * 1_000_000L / actors : 0;
             final OffloadActor actor =
                     new OffloadActor(cluster, emf, policy, runName + "-actor" + a, a, actors, writeEvery);
             final Thread thread = new Thread(
                     () -> {
                         try {
                             for (int tick = 0; tick < ticks; tick++) {
-                                sleepUntil(start + tick * tickMillis * 1_000_000L);
+                                sleepUntil(start + phase + tick * tickMillis * 1_000_000L);
                                 actor.tick();
                             }
                             total.add(actor.stats);
@@ -238,6 +274,7 @@ public final class OffloadBenchmark {
             thread.join();
         }
         faultThread.join();
+        control.stop();
         cluster.resumeAll();
         ALL_PAUSED.set(false);
         ANY_PAUSED.set(false);
@@ -295,6 +332,7 @@ public final class OffloadBenchmark {
                     rightAfter.length == 0 ? 0.0 : 100.0 * total.rightAfterReplica / rightAfter.length,
                     percentile(rightAfter, 0.50) / 1e6,
                     percentile(rightAfter, 0.99) / 1e6);
+            System.out.print(control.report(policy.label, total.replicaLatencies, total.primaryLatencies));
             final long reachable = total.stalledReads - total.stalledOutOfReach;
             System.out.printf(
                     Locale.ROOT,
@@ -335,11 +373,11 @@ public final class OffloadBenchmark {
         return delta.toString();
     }
 
-    private static long percentile(long[] sorted, double p) {
+    static long percentile(long[] sorted, double p) {
         return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
     }
 
-    private static void sleepUntil(long nanoTime) {
+    static void sleepUntil(long nanoTime) {
         final long wait = nanoTime - System.nanoTime();
         if (wait > 0) {
             try {
