@@ -162,6 +162,11 @@ final class PhysicalConnections {
         }
         metrics.statement(RoutingMetrics.PRIMARY, reason);
         unit.lastStatementOnReplica(false);
+        if (reason != RouteReason.WRITE && reason != RouteReason.RAW_JDBC) {
+            // Monotonic reads, whatever sent this statement here: the unit's next replica read must see
+            // at least what it may show (the primary's position is taken then, after it ran).
+            unit.readOnPrimary();
+        }
         last = primary;
         if (!settings.isEmpty()) {
             settings.carryTo(primary, true, "primary");

@@ -55,9 +55,9 @@ final class ReplicaChoice {
             return fallBack(p, unit, mandatory, unit.replicaLostReason(), null, null);
         }
         if (!mandatory) {
-            // Monotonic reads: a read of this unit of work that fell back to the primary may have seen
+            // Monotonic reads: a read of this unit of work on the primary (for any reason) may have seen
             // what no replica has replayed yet, so a replica must be at least that far along. REPLICA
-            // never falls back, so it never has a floor.
+            // asks for a replica whatever it read before, so it never has a floor.
             if (unit.readFloorStale() && p.replicas.anyEligible() && !takeReadFloor(p, unit)) {
                 return fallBack(p, unit, false, RouteReason.LSN_FALLBACK, null, null);
             }
@@ -297,13 +297,13 @@ final class ReplicaChoice {
         }
         p.metrics.fallback(reason);
         final Connection primary = p.usePrimary(unit, reason);
-        unit.fellBackToPrimary();
+        unit.readOnPrimary();
         return primary;
     }
 
     /**
      * Takes the primary's WAL position as the unit of work's read floor: every read it made on the
-     * primary by fallback has completed, so every commit those reads saw is behind this position.
+     * primary has completed, so every commit those reads saw is behind this position.
      * Taken only when a replica could be used at all, on the bound primary connection if there is one.
      *
      * @return whether the position could be read; if not, the read stays on the primary

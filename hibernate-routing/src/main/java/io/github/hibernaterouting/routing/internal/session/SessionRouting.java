@@ -52,7 +52,7 @@ public final class SessionRouting {
     private long readFloor = Lsn.UNKNOWN;
     /** See {@link #replicaServer()}. */
     private BackendServer replicaServer;
-    /** A read fell back to the primary since {@link #readFloor} was last taken. */
+    /** A read ran on the primary, or a cache served one, since {@link #readFloor} was last taken. */
     private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
@@ -226,24 +226,27 @@ public final class SessionRouting {
     }
 
     /**
-     * A read of this unit of work went to the primary instead of a replica (gate timeout, pending
-     * marker, replica failure, lag bound). The primary may have returned data no replica has yet: before
-     * the unit reads from a replica again, the primary's position must be taken ({@link #readFloor(long)})
-     * and the replica must have replayed it, so that its reads never go back in time.
+     * A read of this unit of work ran on the primary, for whatever reason: a fallback (gate timeout,
+     * pending marker, replica failure, lag bound), the strategy ({@code PRIMARY} by scope, hint or
+     * EntityManager property), a transaction the primary runs ({@code transactions=PRIMARY}, an
+     * isolation level a replica cannot give), the lost-update check. The primary may have returned data
+     * no replica has yet: before the unit reads from a replica again, the primary's position must be
+     * taken ({@link #readFloor(long)}) and the replica must have replayed it, so that its reads never go
+     * back in time.
      */
-    public void fellBackToPrimary() {
+    public void readOnPrimary() {
         readFloorStale = true;
     }
 
     /**
      * A second-level, natural-id or query cache served this unit of work an entry: like a read on the
-     * primary, it may be newer than any replica (see {@link #fellBackToPrimary()}).
+     * primary, it may be newer than any replica (see {@link #readOnPrimary()}).
      */
     public void readFromCache() {
         readFloorStale = true;
     }
 
-    /** Whether a read fell back to the primary since the floor was last taken. */
+    /** Whether a read ran on the primary, or a cache served one, since the floor was last taken. */
     public boolean readFloorStale() {
         return readFloorStale;
     }
@@ -253,7 +256,7 @@ public final class SessionRouting {
         return readFloor;
     }
 
-    /** Records the primary's position, taken after every read this unit made there by fallback. */
+    /** Records the primary's position, taken after every read this unit made there. */
     public void readFloor(long position) {
         readFloor = Lsn.max(readFloor, position);
         readFloorStale = false;
