@@ -39,32 +39,41 @@ final class PlainReads implements AutoCloseable {
     PlainReads(PostgresCluster cluster) {
         this.nodes = cluster.nodes();
         for (Node node : nodes) {
-            final HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(node.jdbcUrl());
-            config.setUsername(cluster.user());
-            config.setPassword(cluster.password());
-            config.setMaximumPoolSize(2);
-            config.setMinimumIdle(2);
-            config.setReadOnly(!node.isPrimary());
-            config.setPoolName("control-" + node.name());
-            pools.add(new HikariDataSource(config));
-            // No hibernate.routing setting: routing stays off in this unit.
-            units.add(new PersistenceConfiguration("control-" + node.name())
-                    .managedClass(Doc.class)
-                    .property(PersistenceConfiguration.JDBC_URL, node.jdbcUrl())
-                    .property(PersistenceConfiguration.JDBC_USER, cluster.user())
-                    .property(PersistenceConfiguration.JDBC_PASSWORD, cluster.password())
-                    .property("hibernate.hbm2ddl.auto", "none")
-                    .property(
-                            "hibernate.connection.provider_class",
-                            "org.hibernate.hikaricp.internal.HikariCPConnectionProvider")
-                    .property("hibernate.hikari.maximumPoolSize", "2")
-                    .property("hibernate.hikari.minimumIdle", "2")
-                    .property("hibernate.hikari.readOnly", String.valueOf(!node.isPrimary()))
-                    .createEntityManagerFactory());
+            pools.add(pool(cluster, node));
+            units.add(plainHibernate(cluster, node));
             jdbc.add(new ArrayList<>());
             hibernate.add(new ArrayList<>());
         }
+    }
+
+    /** A HikariCP pool of two connections to {@code node}, read-only on a standby: plain JDBC, no routing. */
+    static HikariDataSource pool(PostgresCluster cluster, Node node) {
+        final HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(node.jdbcUrl());
+        config.setUsername(cluster.user());
+        config.setPassword(cluster.password());
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(2);
+        config.setReadOnly(!node.isPrimary());
+        config.setPoolName("plain-" + node.name());
+        return new HikariDataSource(config);
+    }
+
+    /** A persistence unit of {@link Doc} on {@code node} alone, with no routing setting: plain Hibernate. */
+    static EntityManagerFactory plainHibernate(PostgresCluster cluster, Node node) {
+        return new PersistenceConfiguration("plain-" + node.name())
+                .managedClass(Doc.class)
+                .property(PersistenceConfiguration.JDBC_URL, node.jdbcUrl())
+                .property(PersistenceConfiguration.JDBC_USER, cluster.user())
+                .property(PersistenceConfiguration.JDBC_PASSWORD, cluster.password())
+                .property("hibernate.hbm2ddl.auto", "none")
+                .property(
+                        "hibernate.connection.provider_class",
+                        "org.hibernate.hikaricp.internal.HikariCPConnectionProvider")
+                .property("hibernate.hikari.maximumPoolSize", "2")
+                .property("hibernate.hikari.minimumIdle", "2")
+                .property("hibernate.hikari.readOnly", String.valueOf(!node.isPrimary()))
+                .createEntityManagerFactory();
     }
 
     /** Starts the control thread: both lookups on every server each tick, in an order that rotates, until {@link #stop}. */

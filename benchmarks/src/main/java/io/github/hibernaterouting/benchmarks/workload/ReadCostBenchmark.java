@@ -3,7 +3,6 @@ package io.github.hibernaterouting.benchmarks.workload;
 import static io.github.hibernaterouting.benchmarks.workload.Statistics.median;
 import static io.github.hibernaterouting.benchmarks.workload.Statistics.medianInterval;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
@@ -130,10 +129,10 @@ public final class ReadCostBenchmark {
     private static List<Variant> variants(PostgresCluster cluster, List<AutoCloseable> resources) throws Exception {
         final Node primary = cluster.primary();
         final Node standby = cluster.standby(1);
-        final HikariDataSource jdbcPrimary = resource(resources, pool(cluster, primary, false));
-        final HikariDataSource jdbcStandby = resource(resources, pool(cluster, standby, true));
-        final EntityManagerFactory hibernatePrimary = resource(resources, plainHibernate(cluster, primary));
-        final EntityManagerFactory hibernateStandby = resource(resources, plainHibernate(cluster, standby));
+        final HikariDataSource jdbcPrimary = resource(resources, PlainReads.pool(cluster, primary));
+        final HikariDataSource jdbcStandby = resource(resources, PlainReads.pool(cluster, standby));
+        final EntityManagerFactory hibernatePrimary = resource(resources, PlainReads.plainHibernate(cluster, primary));
+        final EntityManagerFactory hibernateStandby = resource(resources, PlainReads.plainHibernate(cluster, standby));
         final EntityManagerFactory routing = resource(resources, routing(cluster));
         // The actor of LA writes once, so its stamp is a real position the gate compares with.
         try (RoutingScope ignored = RoutingScope.builder().actor("reader").open();
@@ -181,33 +180,6 @@ public final class ReadCostBenchmark {
     private static <T extends AutoCloseable> T resource(List<AutoCloseable> resources, T resource) {
         resources.add(resource);
         return resource;
-    }
-
-    private static HikariDataSource pool(PostgresCluster cluster, Node node, boolean readOnly) {
-        final HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(node.jdbcUrl());
-        config.setUsername(cluster.user());
-        config.setPassword(cluster.password());
-        config.setMaximumPoolSize(2);
-        config.setMinimumIdle(2);
-        config.setReadOnly(readOnly);
-        config.setPoolName("plain-" + (readOnly ? "standby" : "primary"));
-        return new HikariDataSource(config);
-    }
-
-    private static EntityManagerFactory plainHibernate(PostgresCluster cluster, Node node) {
-        return new PersistenceConfiguration("plain-" + node.port())
-                .managedClass(Doc.class)
-                .property(PersistenceConfiguration.JDBC_URL, node.jdbcUrl())
-                .property(PersistenceConfiguration.JDBC_USER, cluster.user())
-                .property(PersistenceConfiguration.JDBC_PASSWORD, cluster.password())
-                .property("hibernate.hbm2ddl.auto", "none")
-                .property(
-                        "hibernate.connection.provider_class",
-                        "org.hibernate.hikaricp.internal.HikariCPConnectionProvider")
-                .property("hibernate.hikari.maximumPoolSize", "2")
-                .property("hibernate.hikari.minimumIdle", "2")
-                .createEntityManagerFactory();
     }
 
     private static EntityManagerFactory routing(PostgresCluster cluster) {
