@@ -162,9 +162,11 @@ final class PhysicalConnections {
         }
         metrics.statement(RoutingMetrics.PRIMARY, reason);
         unit.lastStatementOnReplica(false);
-        if (reason != RouteReason.WRITE && reason != RouteReason.RAW_JDBC) {
-            // Monotonic reads, whatever sent this statement here: the unit's next replica read must see
-            // at least what it may show (the primary's position is taken then, after it ran).
+        if (reason != RouteReason.WRITE && reason != RouteReason.RAW_JDBC && reason != RouteReason.VERIFY) {
+            // Monotonic reads, whatever sent this read here: the unit's next replica read must see at
+            // least what it may show (the primary's position is taken then, after it ran). The
+            // lost-update check shows the application nothing: it only compares the state the unit
+            // read with the primary's, and refuses the write when they differ.
             unit.readOnPrimary();
         }
         last = primary;

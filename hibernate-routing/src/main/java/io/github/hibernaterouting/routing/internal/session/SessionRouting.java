@@ -229,7 +229,7 @@ public final class SessionRouting {
      * A read of this unit of work ran on the primary, for whatever reason: a fallback (gate timeout,
      * pending marker, replica failure, lag bound), the strategy ({@code PRIMARY} by scope, hint or
      * EntityManager property), a transaction the primary runs ({@code transactions=PRIMARY}, an
-     * isolation level a replica cannot give), the lost-update check. The primary may have returned data
+     * isolation level a replica cannot give). The primary may have returned data
      * no replica has yet: before the unit reads from a replica again, the primary's position must be
      * taken ({@link #readFloor(long)}) and the replica must have replayed it, so that its reads never go
      * back in time.
