@@ -242,6 +242,7 @@ public final class RedisMarker implements AutoCloseable {
             }
             link = new Link(connection, runId);
             LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
+            warnIfEvicting(connection);
             return link;
         }
     }
@@ -263,16 +264,49 @@ public final class RedisMarker implements AutoCloseable {
 
     /** The {@code run_id} line of {@code INFO server}: the Redis process, new at every start. */
     static String runId(String info) {
+        return infoField(info, "run_id");
+    }
+
+    /** The value of {@code field} in the text of an {@code INFO} reply, {@code null} if it has none. */
+    static String infoField(String info, String field) {
         if (info == null) {
             return null;
         }
         for (String line : info.split("\r?\n")) {
-            if (line.startsWith("run_id:")) {
-                final String id = line.substring("run_id:".length()).trim();
-                return id.isEmpty() ? null : id;
+            if (line.startsWith(field + ":")) {
+                final String value = line.substring(field.length() + 1).trim();
+                return value.isEmpty() ? null : value;
             }
         }
         return null;
+    }
+
+    /**
+     * Says loudly, once per connection, when this Redis may evict keys: a marker evicted inside its
+     * window is not noticed (the alive key, which has no TTL, survives {@code volatile-*} policies),
+     * and the actor's reads then go to a replica that may lack its write. Read from {@code INFO
+     * memory}, which managed Redis services answer where they refuse {@code CONFIG GET}.
+     */
+    private void warnIfEvicting(StatefulRedisConnection<String, String> connection) {
+        final String memory;
+        try {
+            memory = connection.sync().info("memory");
+        } catch (RuntimeException e) {
+            LOG.debug("Could not read INFO memory of Redis at {}: {}", maskedUri, e.getMessage());
+            return;
+        }
+        final String policy = infoField(memory, "maxmemory_policy");
+        final String limit = infoField(memory, "maxmemory");
+        if (policy != null && !policy.equals("noeviction") && limit != null && !limit.equals("0")) {
+            LOG.error(
+                    "Redis at {} evicts keys when full (maxmemory-policy {}, maxmemory {} bytes): a mutation marker"
+                            + " evicted inside its window goes unnoticed, and the actor's reads then go to a replica"
+                            + " that may not have its write yet. Give the marker a Redis with maxmemory-policy"
+                            + " noeviction (a database of its own does not help: the policy is per server)",
+                    maskedUri,
+                    policy,
+                    limit);
+        }
     }
 
     @Override
