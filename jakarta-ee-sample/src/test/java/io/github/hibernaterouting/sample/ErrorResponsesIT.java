@@ -172,6 +172,13 @@ class ErrorResponsesIT {
                 // Replayed on the standbys, the lock makes their reads of notes wait until it is released.
                 s.execute("lock table notes in access exclusive mode");
             }
+            // The lock's WAL record reaches the standbys once WAL is flushed past it, which an open transaction
+            // does not do: the WAL writer flushes only whole pages unless a commit is waiting. A commit on
+            // another connection flushes it, instead of whatever else happens to commit.
+            try (Connection other = cluster.connect(cluster.primary());
+                    Statement s = other.createStatement()) {
+                s.execute("insert into error_test_heartbeat values (now())");
+            }
             awaitTrue(
                     () -> cluster.standbys().stream().allMatch(n -> holdsReplayedLock(cluster, n)),
                     Duration.ofSeconds(30),
