@@ -51,6 +51,34 @@ public class StaleReplicaReadException extends StaleStateException {
         this.collectionRole = collectionRole;
     }
 
+    private StaleReplicaReadException(String message, String entityName, Object identifier) {
+        super(message);
+        this.entityName = entityName;
+        this.identifier = identifier;
+        this.collectionRole = null;
+    }
+
+    /**
+     * A {@code StatelessSession} is about to write an unversioned entity whose table it read on a
+     * replica. It keeps no loaded state, so the read cannot be compared with the primary, and its
+     * {@code update} or {@code upsert} writes every column.
+     *
+     * @param operation {@code "update"}, {@code "delete"} or {@code "upsert"}
+     * @param table the table it read on a replica
+     */
+    public static StaleReplicaReadException unverifiable(
+            String entityName, Object identifier, String operation, String table) {
+        return new StaleReplicaReadException(
+                "Refusing to " + operation + " entity " + entityName + " with id " + identifier
+                        + ": this StatelessSession read table " + table + " on a replica, and a stateless session"
+                        + " keeps no loaded state, so whether that read was current cannot be checked against the"
+                        + " primary. Fix: add a @Version attribute to " + entityName + ", or read it where it is"
+                        + " written: in the same read-write transaction (which a stateless session runs on the"
+                        + " primary), or with Strategy.PRIMARY",
+                entityName,
+                identifier);
+    }
+
     private static String fixes(String entityName) {
         return "Fix: add a @Version attribute to " + entityName + ", or run this unit of work with Strategy.PRIMARY";
     }

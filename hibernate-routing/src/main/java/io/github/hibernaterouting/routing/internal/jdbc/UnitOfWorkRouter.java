@@ -83,6 +83,14 @@ final class UnitOfWorkRouter {
 
     /** The physical connection that must run {@code sql}. */
     Connection route(String sql) throws SQLException {
+        final Connection target = decide(sql);
+        if (target != null && target == physicals.replica) {
+            unit.ranOnReplica(sql);
+        }
+        return target;
+    }
+
+    private Connection decide(String sql) throws SQLException {
         final SessionRouting unit = unit();
         strategyFresh = false;
         final Classification classification = routing.classifier().classify(sql);
@@ -117,7 +125,8 @@ final class UnitOfWorkRouter {
                 strategy,
                 unit,
                 inTransaction && physicals.primary != null,
-                inTransaction && !physicals.readOnly && routing.transactionsOnPrimary(),
+                // A stateless session keeps no loaded state to check a write against: read where it writes.
+                inTransaction && !physicals.readOnly && (routing.transactionsOnPrimary() || unit.stateless()),
                 serializable || inTransaction && !physicals.readOnly && IsolationLevel.aboveReadCommitted(isolation));
         if (inTransaction) {
             physicals.transactionStarted = true;

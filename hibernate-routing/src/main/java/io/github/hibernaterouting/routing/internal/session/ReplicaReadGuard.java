@@ -2,6 +2,8 @@ package io.github.hibernaterouting.routing.internal.session;
 
 import io.github.hibernaterouting.routing.StaleReplicaReadException;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
+import java.util.ArrayList;
+import java.util.List;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AbstractCollectionEvent;
@@ -24,6 +26,8 @@ import org.hibernate.event.spi.PreUpdateEventListener;
 import org.hibernate.event.spi.PreUpsertEvent;
 import org.hibernate.event.spi.PreUpsertEventListener;
 import org.hibernate.persister.entity.EntityPersister;
+import org.hibernate.type.CollectionType;
+import org.hibernate.type.Type;
 
 /**
  * Flush-time guard: moves a session to the primary before its first entity write, refuses writes
@@ -36,7 +40,8 @@ import org.hibernate.persister.entity.EntityPersister;
  * Versioned entities need no help: their version check runs on the primary and fails with
  * {@code OptimisticLockException}. The collections of unversioned owners get the same check before
  * they are written ({@link ReplicaCollections}); the guard learns which ones were read from a
- * replica when Hibernate initializes them, or loads them with their owner.
+ * replica when Hibernate initializes them, or loads them with their owner. A {@code StatelessSession}
+ * gives the guard no loaded state: see {@link #refuseStatelessAfterReplicaRead}.
  */
 public final class ReplicaReadGuard
         implements PostLoadEventListener,
@@ -87,7 +92,9 @@ public final class ReplicaReadGuard
 
     @Override
     public boolean onPreUpsert(PreUpsertEvent event) {
-        beforeWrite(event.getSession(), "upsert " + event.getPersister().getEntityName());
+        final SessionRouting unit =
+                beforeWrite(event.getSession(), "upsert " + event.getPersister().getEntityName());
+        refuseStatelessAfterReplicaRead(unit, event.getSession(), event.getPersister(), event.getId(), "upsert");
         return false;
     }
 
@@ -95,6 +102,7 @@ public final class ReplicaReadGuard
     public boolean onPreUpdate(PreUpdateEvent event) {
         final SessionRouting unit =
                 beforeWrite(event.getSession(), "update " + event.getPersister().getEntityName());
+        refuseStatelessAfterReplicaRead(unit, event.getSession(), event.getPersister(), event.getId(), "update");
         verify(
                 unit,
                 event.getSession(),
@@ -110,6 +118,7 @@ public final class ReplicaReadGuard
     public boolean onPreDelete(PreDeleteEvent event) {
         final SessionRouting unit =
                 beforeWrite(event.getSession(), "delete " + event.getPersister().getEntityName());
+        refuseStatelessAfterReplicaRead(unit, event.getSession(), event.getPersister(), event.getId(), "delete");
         verify(
                 unit,
                 event.getSession(),
@@ -152,6 +161,35 @@ public final class ReplicaReadGuard
             writes.beforeWrite(unit, unit.strategy(null), RouteReason.WRITE, what);
         }
         return unit;
+    }
+
+    /**
+     * A stateless session fires no load event and hands over no old state, so {@link #verify} has
+     * nothing to compare: an unversioned entity is refused if the unit ran a replica statement that
+     * may have read its tables or those of its collections ({@link StatelessReads}).
+     */
+    private static void refuseStatelessAfterReplicaRead(
+            SessionRouting unit,
+            SharedSessionContractImplementor session,
+            EntityPersister persister,
+            Object id,
+            String operation) {
+        if (unit == null || !unit.stateless() || persister.isVersioned()) {
+            return;
+        }
+        final List<String> tables = new ArrayList<>(List.of(persister.getTableNames()));
+        for (Type type : persister.getPropertyTypes()) {
+            if (type instanceof CollectionType collection) {
+                tables.add(session.getFactory()
+                        .getMappingMetamodel()
+                        .getCollectionDescriptor(collection.getRole())
+                        .getTableName());
+            }
+        }
+        final String table = unit.statelessReadOne(tables);
+        if (table != null) {
+            throw StaleReplicaReadException.unverifiable(persister.getEntityName(), id, operation, table);
+        }
     }
 
     private static void verify(

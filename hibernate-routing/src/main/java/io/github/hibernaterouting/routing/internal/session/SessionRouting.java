@@ -56,6 +56,8 @@ public final class SessionRouting {
     private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
+    /** What a stateless session ran on replicas; {@code null} for a stateful one, whose loads are recorded instead. */
+    private final StatelessReads statelessReads;
     /** The unit changed {@code standard_conforming_strings}: see {@link #sessionStateChanged}. */
     private boolean lexerStateChanged;
     /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
@@ -69,6 +71,28 @@ public final class SessionRouting {
         this.unitDefault = unitDefault;
         this.metrics = metrics;
         this.session = new WeakReference<>(session);
+        this.statelessReads = session != null && !session.isEventSource() ? new StatelessReads() : null;
+    }
+
+    /**
+     * Whether the unit is a {@code StatelessSession}: it keeps no loaded state, so its read-write
+     * transactions run on the primary under {@code READ_AFTER_WRITE}, and its writes of unversioned
+     * entities are refused after replica reads of their tables ({@link ReplicaReadGuard}).
+     */
+    public boolean stateless() {
+        return statelessReads != null;
+    }
+
+    /** A statement of the unit runs on a replica (remembered only for a stateless session). */
+    public void ranOnReplica(String sql) {
+        if (statelessReads != null) {
+            statelessReads.ran(sql);
+        }
+    }
+
+    /** The first of {@code tables} this stateless unit may have read on a replica; {@code null} if none, or if it is stateful. */
+    String statelessReadOne(Iterable<String> tables) {
+        return statelessReads != null ? statelessReads.readOne(tables) : null;
     }
 
     /** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */
