@@ -36,6 +36,7 @@ public final class RoutingIntegrator implements Integrator {
         final ReplicaReadGuard guard = routing.runtime().guard();
         final EventListenerRegistry listeners = sessionFactory.getEventListenerRegistry();
         listeners.appendListeners(EventType.POST_LOAD, guard);
+        listeners.appendListeners(EventType.MERGE, guard);
         // After Hibernate's own listener, which initializes the collection.
         listeners.appendListeners(EventType.INIT_COLLECTION, guard);
         listeners.appendListeners(EventType.PRE_INSERT, guard);

@@ -9,6 +9,9 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AbstractCollectionEvent;
 import org.hibernate.event.spi.InitializeCollectionEvent;
 import org.hibernate.event.spi.InitializeCollectionEventListener;
+import org.hibernate.event.spi.MergeContext;
+import org.hibernate.event.spi.MergeEvent;
+import org.hibernate.event.spi.MergeEventListener;
 import org.hibernate.event.spi.PostLoadEvent;
 import org.hibernate.event.spi.PostLoadEventListener;
 import org.hibernate.event.spi.PreCollectionRecreateEvent;
@@ -52,10 +55,12 @@ public final class ReplicaReadGuard
                 PreCollectionRecreateEventListener,
                 PreCollectionUpdateEventListener,
                 PreCollectionRemoveEventListener,
-                InitializeCollectionEventListener {
+                InitializeCollectionEventListener,
+                MergeEventListener {
     private static final long serialVersionUID = 1L;
 
     private final WritePolicy writes;
+    private final transient DetachedReads detached = new DetachedReads();
 
     public ReplicaReadGuard(WritePolicy writes) {
         this.writes = writes;
@@ -68,12 +73,16 @@ public final class ReplicaReadGuard
     @Override
     public void onPostLoad(PostLoadEvent event) {
         final SessionRouting unit = SessionRouting.readingReplica(event.getSession());
+        final EntityPersister persister = event.getPersister();
         if (unit == null) {
+            if (!persister.isVersioned()) {
+                detached.loadedFromPrimary(event.getEntity());
+            }
             return;
         }
-        final EntityPersister persister = event.getPersister();
         if (!persister.isVersioned()) {
             unit.loadedFromReplica(event.getSession().generateEntityKey(event.getId(), persister));
+            detached.loadedFromReplica(event.getEntity(), persister, event.getSession());
         }
         ReplicaCollections.ownerLoaded(unit, event.getEntity(), persister, event.getSession());
     }
@@ -82,6 +91,17 @@ public final class ReplicaReadGuard
     @Override
     public void onInitializeCollection(InitializeCollectionEvent event) {
         ReplicaCollections.initialized(event.getCollection(), event.getSession());
+    }
+
+    /** Appended after Hibernate's own listener: the managed copy is known. */
+    @Override
+    public void onMerge(MergeEvent event) {
+        detached.merged(event);
+    }
+
+    @Override
+    public void onMerge(MergeEvent event, MergeContext copiedAlready) {
+        detached.merged(event);
     }
 
     @Override
@@ -192,7 +212,7 @@ public final class ReplicaReadGuard
         }
     }
 
-    private static void verify(
+    private void verify(
             SessionRouting unit,
             SharedSessionContractImplementor session,
             EntityPersister persister,
@@ -200,27 +220,36 @@ public final class ReplicaReadGuard
             Object entity,
             Object[] loadedState,
             String what) {
-        if (unit == null || persister.isVersioned() || loadedState == null) {
+        if (unit == null || persister.isVersioned()) {
             return;
         }
         final EntityKey key = session.generateEntityKey(id, persister);
-        if (!unit.wasLoadedFromReplica(key)) {
+        final boolean loadedHere = loadedState != null && unit.wasLoadedFromReplica(key);
+        if (!loadedHere && !detached.wasMergedFromReplicaRead(entity)) {
             return;
         }
         // From the primary, in this transaction, whatever the strategy: under STALE_READ the unit's
         // reads would otherwise stay on the replica it read the entity from.
-        final Object[] current = unit.onPrimary(() -> persister.getDatabaseSnapshot(id, session));
+        final Object[] current = unit.onPrimary(() -> DetachedReads.onThePrimary(persister, id, session));
         if (current == null) {
             throw new StaleReplicaReadException(persister.getEntityName(), id, "was deleted");
         }
-        final int[] modified = persister.findModified(current, loadedState, entity, session);
-        if (modified != null && modified.length > 0) {
-            final StringBuilder names = new StringBuilder();
-            for (int index : modified) {
-                names.append(names.length() == 0 ? "" : ", ").append(persister.getPropertyNames()[index]);
+        if (loadedHere) {
+            final String changed = DetachedReads.changed(
+                    persister, DetachedReads.kept(persister, loadedState, session), current, session);
+            if (!changed.isEmpty()) {
+                throw new StaleReplicaReadException(persister.getEntityName(), id, what + " (" + changed + ")");
             }
-            throw new StaleReplicaReadException(persister.getEntityName(), id, what + " (" + names + ")");
+        }
+        // A merge of an instance an earlier unit of work read on a replica: its state is what is written.
+        final String changed = detached.changedSinceMergedRead(entity, current, persister, session);
+        if (changed != null && !changed.isEmpty()) {
+            throw new StaleReplicaReadException(
+                    persister.getEntityName(),
+                    id,
+                    what + " (" + changed + ") since an earlier unit of work read the instance merged here");
         }
         unit.verified(key);
+        detached.current(entity);
     }
 }
