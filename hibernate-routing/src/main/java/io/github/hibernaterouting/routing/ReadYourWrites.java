@@ -114,4 +114,20 @@ public final class ReadYourWrites {
             runtime.beforeMutation(actor);
         }
     }
+
+    /**
+     * Ends the mutation of the current {@link RoutingScope}, before its response is sent: the pending
+     * entry {@link #beforeMutation} stored for the scope is removed if no commit took it and no write
+     * of the actor's waits for a commit (a mutating request that wrote nothing, or answered 404), so
+     * that the actor's reads go back to the replicas at once instead of after the marker window.
+     * Closing the scope does the same; the servlet filter calls this before it releases the response.
+     * A no-op without {@code hibernate.routing.redis.uri} or outside an actor's scope; a Redis failure
+     * is logged and counted, never thrown (the entry then counts until it expires).
+     */
+    public static void mutationEnded(EntityManagerFactory emf) {
+        final RoutingRuntime runtime = RoutingRuntime.of(emf);
+        if (runtime != null) {
+            runtime.mutationEnded();
+        }
+    }
 }

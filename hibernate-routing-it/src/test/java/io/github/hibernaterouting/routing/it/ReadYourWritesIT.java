@@ -572,6 +572,56 @@ class ReadYourWritesIT {
     }
 
     /**
+     * A scope that stored a pending entry (as the servlet filter does before a mutating request's
+     * handler) and ends without a commit removes it, so the actor reads replicas at once; a write
+     * that has not committed when its scope ends keeps it, as the entry is all that covers that
+     * write until it commits.
+     */
+    @Test
+    void pendingEntryOfAScopeThatCommittedNothing_endsWithTheScope_unlessAWriteAwaitsItsCommit() throws Exception {
+        final Map<String, Object> shared = Map.of(
+                RoutingSettings.REDIS_URI,
+                redis.uri(),
+                RoutingSettings.REDIS_WINDOW,
+                "1h",
+                RoutingSettings.MAX_REPLICA_LAG,
+                LAG_BOUND_NO_TEST_REACHES);
+        final String actor = "nothing-" + UUID.randomUUID();
+        final String key = "hibernate-routing:replication:" + actor;
+        try (EntityManagerFactory instance = emf(cluster, shared);
+                RedisClient client = RedisClient.create(redis.uri());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            try (RoutingScope ignored = RoutingScope.builder().actor(actor).open()) {
+                ReadYourWrites.beforeMutation(instance, actor);
+                assertThat(connection.sync().hkeys(key))
+                        .as("stored")
+                        .singleElement()
+                        .asString()
+                        .startsWith("pending:");
+            }
+            assertThat(connection.sync().exists(key)).as("ended with its scope").isZero();
+
+            final EntityManager open = instance.createEntityManager();
+            try {
+                try (RoutingScope ignored = RoutingScope.builder().actor(actor).open()) {
+                    ReadYourWrites.beforeMutation(instance, actor);
+                    open.getTransaction().begin();
+                    open.persist(new Note("not committed yet"));
+                    open.flush();
+                }
+                assertThat(connection.sync().hkeys(key))
+                        .as("a flushed write awaits its commit: the entry stays")
+                        .singleElement()
+                        .asString()
+                        .startsWith("pending:");
+            } finally {
+                open.getTransaction().rollback();
+                open.close();
+            }
+        }
+    }
+
+    /**
      * Two mutations of one actor run at once through instance A (two requests): M2 stores its pending
      * marker and writes, M1 then writes and commits, and only then M2 commits, but its marker cannot
      * be raised (instance A's Redis user may no longer run scripts, as good as Redis being unreachable

@@ -318,6 +318,7 @@ public final class ReadYourWritesFilter implements Filter {
         } catch (IOException | ServletException | RuntimeException e) {
             // The body is never released; its temporary file (a body over the memory limit) goes now.
             buffered.discard();
+            ReadYourWrites.mutationEnded(entityManagerFactory());
             // The library refuses a write whose marker it could not store (Redis went away after our own marker).
             if (causedBy(e, ConsistencyMarkerException.class) && !response.isCommitted()) {
                 response.reset();
@@ -329,7 +330,8 @@ public final class ReadYourWritesFilter implements Filter {
             throw e;
         }
         // The library advanced the actor's stamp when the handler's transaction committed; only now may the client see
-        // the answer.
+        // the answer. A mutation that committed nothing ends its pending marker first.
+        ReadYourWrites.mutationEnded(entityManagerFactory());
         addToken(response, scope);
         if (request.isAsyncStarted()) {
             LOG.debug(

@@ -305,6 +305,30 @@ class ReadYourWritesFilterIT {
                 .containsExactly(Map.entry("lsn", token.substring("rl1.".length())));
     }
 
+    @Test
+    void mutationThatCommitsNothing_endsItsPendingMarkerBeforeItsAnswer_soTheActorReadsReplicas() {
+        final HttpResponse<String> accepted = postTo("/api/notes/" + oldNote + "/check", "ivan", "");
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(marker("ivan"))
+                .as("a 202 that committed nothing leaves no pending field")
+                .isEmpty();
+        final HttpResponse<String> missing = postTo("/api/no-such-resource", "ivan", "x");
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(marker("ivan")).as("nor does a 404").isEmpty();
+        for (int i = 0; i < 4; i++) {
+            assertThat(servedBy(get("/notes/" + oldNote, "ivan")).isPrimary())
+                    .as("ivan's read #%s (%s)", i, routing())
+                    .isFalse();
+        }
+        final String token = post("ivan", "written")
+                .headers()
+                .firstValue("X-Consistency-Token")
+                .orElseThrow();
+        assertThat(marker("ivan"))
+                .as("a mutation that commits still raises the marker")
+                .containsExactly(Map.entry("lsn", token.substring("rl1.".length())));
+    }
+
     // --- headers ---
 
     @Test

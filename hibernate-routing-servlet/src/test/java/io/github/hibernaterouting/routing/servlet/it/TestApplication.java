@@ -20,6 +20,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
@@ -282,6 +283,16 @@ final class TestApplication implements AutoCloseable {
         @RoutingStrategy(Strategy.STALE_READ)
         public Response stale(@PathParam("id") long id) {
             return read(id);
+        }
+
+        /** A mutation that writes nothing: reads the note and answers 202. */
+        @POST
+        @Path("{id}/check")
+        public Response check(@PathParam("id") long id) {
+            try (EntityManager em = emf.createEntityManager()) {
+                em.find(WebNote.class, id);
+            }
+            return Response.accepted().build();
         }
     }
 }

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.ReachedPositions;
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
 import io.github.hibernaterouting.routing.internal.consistency.RedisMarker;
+import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.jdbc.JdbcRouting;
 import io.github.hibernaterouting.routing.internal.jdbc.JtaTransactions;
@@ -220,6 +221,14 @@ public final class RoutingRuntime implements AutoCloseable {
      */
     public void beforeMutation(String actor) {
         tracker.beforeMutation(actor);
+    }
+
+    /** The current scope's mutation ended: see {@link ReadYourWritesTracker#mutationEnded}. */
+    public void mutationEnded() {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            tracker.mutationEnded(scope);
+        }
     }
 
     /**

@@ -280,6 +280,22 @@ public final class ActorStamps implements AutoCloseable {
         }
     }
 
+    /** Removes a pending entry of {@code actor}'s whose mutation ended without a commit; see {@link ReadYourWritesTracker#mutationEnded}. */
+    void endPending(String actor, String pendingId) {
+        if (redis == null) {
+            return;
+        }
+        try {
+            redis.endPending(actor, pendingId);
+        } catch (RedisMarker.Unavailable e) {
+            metrics.markerError("end");
+            LOG.warn(
+                    "{}; the pending entry of a mutation that committed nothing keeps the actor's reads on the primary"
+                            + " until it expires",
+                    e.getMessage());
+        }
+    }
+
     @Override
     public void close() {
         if (redis != null) {

@@ -108,6 +108,16 @@ final class MarkerScripts {
 			return 1""";
 
     /**
+     * Removes one pending field of a mutation that ended without a commit (ARGV: window, id), and
+     * the pending fields that no longer count; keeps the position and the expiry. KEYS: marker.
+     */
+    static final String END = NOW + MARKER + """
+			as_hash(KEYS[1], tonumber(ARGV[1]))
+			redis.call('HDEL', KEYS[1], 'pending:' .. ARGV[2])
+			prune(KEYS[1])
+			return 1""";
+
+    /**
      * Reads a marker: 'R' if Redis lost its data recently, 'P' while a pending field counts, else the
      * position ('' for none). KEYS: marker, alive; ARGV: window, run id.
      */

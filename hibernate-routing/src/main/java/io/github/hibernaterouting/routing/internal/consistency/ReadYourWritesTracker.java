@@ -74,10 +74,13 @@ public final class ReadYourWritesTracker implements AutoCloseable {
      * @throws ConsistencyMarkerException if the marker cannot be stored; nothing was written
      */
     public void beforeWrite() {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            scope.writing();
+        }
         if (!stamps.redisEnabled()) {
             return;
         }
-        final ScopeFrame scope = ScopeFrame.current();
         final String actor = scope == null ? null : scope.actor();
         if (actor == null || scope.marked(this)) {
             return;
@@ -103,6 +106,20 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope != null && actor.equals(scope.actor())) {
             scope.setMarked(this, pendingId);
+        }
+    }
+
+    /**
+     * The mutation of {@code frame} ended: the pending entry it stored in the actor's marker is
+     * removed if no commit took it and no write waits for a commit (a {@code POST} that wrote
+     * nothing, or answered 404), so that the actor does not read from the primary for a whole window.
+     * A failure to remove it is counted and logged; the entry then counts until it expires.
+     */
+    public void mutationEnded(ScopeFrame frame) {
+        final String actor = frame.actor();
+        final String id = actor == null ? null : frame.takeUnusedMark(this);
+        if (id != null) {
+            stamps.endPending(actor, id);
         }
     }
 

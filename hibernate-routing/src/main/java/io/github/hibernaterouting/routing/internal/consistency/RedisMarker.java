@@ -157,6 +157,20 @@ public final class RedisMarker implements AutoCloseable {
                         .eval(MarkerScripts.RAISE, ScriptOutputType.INTEGER, new String[] {key(actor)}, args));
     }
 
+    /** Removes the pending field {@code pendingId} of {@code actor}'s marker, whose mutation ended without a commit; nothing else. */
+    void endPending(String actor, String pendingId) throws Unavailable {
+        call(
+                "end",
+                l -> l.connection()
+                        .sync()
+                        .eval(
+                                MarkerScripts.END,
+                                ScriptOutputType.INTEGER,
+                                new String[] {key(actor)},
+                                Long.toString(windowMillis),
+                                pendingId));
+    }
+
     /**
      * The position {@code actor}'s reads must reflect: {@link Lsn#UNKNOWN} without a marker,
      * {@link ActorStamps#PRIMARY_ONLY} while a mutation is pending or for a window after Redis lost

@@ -34,6 +34,8 @@ public final class ScopeFrame {
     private volatile boolean written;
     private volatile long lastCommit = Lsn.UNKNOWN;
     private boolean closed;
+    /** A write of the actor's ran under this frame that no commit has recorded yet: its pending entries must stay. */
+    private boolean uncommittedWrite;
     /** The persistence unit whose resolution of the actor's position {@link #resolvedMinimum} holds. */
     private Object resolvedFor;
 
@@ -211,7 +213,34 @@ public final class ScopeFrame {
         for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
             frame.lastCommit = Lsn.max(frame.lastCommit, position);
             frame.written = true;
+            frame.uncommittedWrite = false;
         }
+    }
+
+    /** A write is about to run under this frame: here and in the enclosing frames of the same actor, until a commit. */
+    public void writing() {
+        final String actor = actor();
+        for (ScopeFrame frame = this; frame != null && Objects.equals(frame.actor(), actor); frame = frame.parent) {
+            frame.uncommittedWrite = true;
+        }
+    }
+
+    /**
+     * The mutation of this frame ended: the id of the pending entry {@code resolver} stored for this
+     * frame, taken, if no commit took it and no write of the actor's under this frame or an enclosing
+     * one waits for a commit (which the entry must cover until it is raised); else {@code null}.
+     */
+    String takeUnusedMark(Object resolver) {
+        if (marks == null || !marks.containsKey(resolver)) {
+            return null;
+        }
+        final String actor = actor();
+        for (ScopeFrame frame = this; frame != null && Objects.equals(frame.actor(), actor); frame = frame.parent) {
+            if (frame.uncommittedWrite) {
+                return null;
+            }
+        }
+        return marks.remove(resolver);
     }
 
     /**
@@ -293,6 +322,14 @@ public final class ScopeFrame {
         if (CURRENT.get() != this) {
             throw new IllegalStateException(
                     "RoutingScopes must be closed innermost first: a scope nested in this one is still open");
+        }
+        if (marks != null && !marks.isEmpty()) {
+            // A mutation that committed nothing must not keep its actor on the primary for a whole window.
+            for (Object resolver : List.copyOf(marks.keySet())) {
+                if (resolver instanceof ReadYourWritesTracker tracker) {
+                    tracker.mutationEnded(this);
+                }
+            }
         }
         closed = true;
         if (parent == null) {
