@@ -86,15 +86,36 @@ public interface ConsistencySettings {
     String DEFAULT_REDIS_PREFIX = "hibernate-routing";
 
     /**
-     * How long a marker lives after it was last set.
+     * How long a marker lives after it was last set. Once it expires, the lag bound is all that keeps
+     * a replica without the actor's write from serving the actor, so it must be at least that bound as
+     * the library applies it ({@code max_replica_lag}, at least three health-check intervals and 1 s)
+     * plus 1 s for the clocks of the servers: by default it is that sum, and a shorter window fails the
+     * bootstrap unless {@link #REDIS_ALLOW_SHORT_WINDOW} is set. With the time bound off
+     * ({@code max_replica_lag=0}) there is no minimum.
      *
      * @settingDefault {@value #DEFAULT_REDIS_WINDOW}
      * @since 0.1
      */
     String REDIS_WINDOW = "hibernate.routing.redis.window";
 
-    /** The default of {@link #REDIS_WINDOW}. */
-    String DEFAULT_REDIS_WINDOW = "10s";
+    /**
+     * The default of {@link #REDIS_WINDOW} with the default lag bound (10 s). With another bound the
+     * default is that bound as applied plus 1 s, and never less than 10 s.
+     */
+    String DEFAULT_REDIS_WINDOW = "11s";
+
+    /**
+     * Accept a {@link #REDIS_WINDOW} shorter than the lag bound plus 1 s: after a marker expires, an
+     * actor may then read from a replica that lacks its write but is within the lag bound, until that
+     * replica's lag shows. For tests that watch markers expire, not for production.
+     *
+     * @settingDefault {@value #DEFAULT_REDIS_ALLOW_SHORT_WINDOW}
+     * @since 0.1
+     */
+    String REDIS_ALLOW_SHORT_WINDOW = "hibernate.routing.redis.allow_short_window";
+
+    /** The default of {@link #REDIS_ALLOW_SHORT_WINDOW}. */
+    String DEFAULT_REDIS_ALLOW_SHORT_WINDOW = "false";
 
     /**
      * Timeout of every Redis command (and of connecting).

@@ -201,6 +201,51 @@ public final class RoutingScope implements AutoCloseable {
         return frame.hasWritten();
     }
 
+    /**
+     * What work done on another thread needs of this scope, for {@link Carried#open()} there: the
+     * effective strategy, the actor, the minimum position raised to the last commit made here, and the
+     * freshness floors a caller set (a {@code PRIMARY} floor, as {@code X-Force-Primary} and
+     * {@code Consistency: strong} give, and a position floor, as a client's consistency token gives),
+     * which no level of the other thread's work may weaken either. What is carried is what the scope
+     * knows now: a write committed after this call is not covered. The Spring Boot starter's task
+     * decorator and context-propagation accessor use it; call it yourself to hand work to a managed
+     * executor or a thread of your own.
+     */
+    public Carried carry() {
+        return new Carried(
+                effectiveStrategy(), floor(), actor(), minimum(), token(frame.floorPosition()), lastCommit());
+    }
+
+    /**
+     * A scope's routing as {@link #carry()} captured it, to open on another thread.
+     *
+     * @param strategy the effective strategy, or {@code null}
+     * @param floor the freshness floor, or {@code null}
+     * @param actor the actor, or {@code null}
+     * @param minimum the minimum position, position floors included, or {@code null}
+     * @param floorPosition the position floor, or {@code null}
+     * @param lastCommit the position of the scope's last commit, or {@code null}
+     */
+    public record Carried(
+            Strategy strategy,
+            Strategy floor,
+            String actor,
+            ConsistencyToken minimum,
+            ConsistencyToken floorPosition,
+            ConsistencyToken lastCommit) {
+        /** Opens a scope with what was carried on the current thread, nested in its current one; close it there. */
+        public RoutingScope open() {
+            return builder()
+                    .strategy(strategy)
+                    .floor(floor)
+                    .floor(floorPosition)
+                    .actor(actor)
+                    .minimum(minimum)
+                    .minimum(lastCommit)
+                    .open();
+        }
+    }
+
     private static ConsistencyToken token(long position) {
         return position == Lsn.UNKNOWN ? null : ConsistencyToken.ofPosition(position);
     }

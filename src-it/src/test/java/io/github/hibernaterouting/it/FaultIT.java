@@ -142,7 +142,9 @@ class FaultIT {
                 RoutingSettings.MAX_REPLICA_LAG,
                 "1h",
                 RoutingSettings.REDIS_WINDOW,
-                window.toSeconds() + "s");
+                window.toSeconds() + "s",
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true");
     }
 
     /**
@@ -530,8 +532,15 @@ class FaultIT {
             throws Exception {
         final Node primary = cluster.primary();
         final String actor = "redis-actor-" + UUID.randomUUID();
-        final EntityManagerFactory emf =
-                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"));
+        final EntityManagerFactory emf = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.REDIS_URI,
+                        redis.uri(),
+                        RoutingSettings.REDIS_WINDOW,
+                        "1s",
+                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                        "true"));
         try (emf) {
             // A Redis that has just started has no data: for one window (1 s here) actors read from the primary.
             awaitActorReadsOnStandbys(emf, actor, Duration.ofSeconds(1));

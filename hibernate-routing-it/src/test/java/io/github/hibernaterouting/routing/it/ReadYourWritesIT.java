@@ -481,6 +481,8 @@ class ReadYourWritesIT {
                 redis.uri(),
                 RoutingSettings.REDIS_WINDOW,
                 "1s",
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true",
                 RoutingSettings.MAX_REPLICA_LAG,
                 LAG_BOUND_NO_TEST_REACHES);
         final EntityManagerFactory instanceA = emf(cluster, shared);
@@ -526,8 +528,15 @@ class ReadYourWritesIT {
 
     @Test
     void redisDown_readsUseThePrimary_andMutationsAreRejectedBeforeAnySql_thenBothRecover() throws Exception {
-        final EntityManagerFactory withRedis =
-                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "1s"));
+        final EntityManagerFactory withRedis = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.REDIS_URI,
+                        redis.uri(),
+                        RoutingSettings.REDIS_WINDOW,
+                        "1s",
+                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                        "true"));
         try (withRedis) {
             awaitActorReadsOnReplicas(withRedis, "carol");
             redis.stop();
@@ -584,6 +593,8 @@ class ReadYourWritesIT {
                 redis.uri(),
                 RoutingSettings.REDIS_WINDOW,
                 "1h",
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true",
                 RoutingSettings.MAX_REPLICA_LAG,
                 LAG_BOUND_NO_TEST_REACHES);
         final String actor = "nothing-" + UUID.randomUUID();
@@ -639,6 +650,8 @@ class ReadYourWritesIT {
                 redis.uri(),
                 RoutingSettings.REDIS_WINDOW,
                 "8s",
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true",
                 RoutingSettings.MAX_REPLICA_LAG,
                 LAG_BOUND_NO_TEST_REACHES);
         final Map<String, Object> asWriter = new HashMap<>(shared);
@@ -720,8 +733,15 @@ class ReadYourWritesIT {
 
     @Test
     void redisThatLostItsData_sendsActorsToThePrimaryForOneWindow() throws Exception {
-        final EntityManagerFactory withRedis =
-                emf(cluster, Map.of(RoutingSettings.REDIS_URI, redis.uri(), RoutingSettings.REDIS_WINDOW, "2s"));
+        final EntityManagerFactory withRedis = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.REDIS_URI,
+                        redis.uri(),
+                        RoutingSettings.REDIS_WINDOW,
+                        "2s",
+                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                        "true"));
         try (withRedis;
                 RedisClient client = RedisClient.create(redis.uri());
                 StatefulRedisConnection<String, String> connection = client.connect()) {

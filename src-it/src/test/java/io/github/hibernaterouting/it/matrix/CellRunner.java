@@ -128,6 +128,7 @@ final class CellRunner {
         if (cell.stamps() == Cell.Stamps.REDIS) {
             settings.put(RoutingSettings.REDIS_URI, redis.uri());
             settings.put(RoutingSettings.REDIS_WINDOW, "2s");
+            settings.put(RoutingSettings.REDIS_ALLOW_SHORT_WINDOW, "true");
             settings.put(RoutingSettings.REDIS_PREFIX, "matrix-" + cell.id() + "-" + seed);
         }
         if (cell.cache() == Cell.Cache.ON) {

@@ -86,6 +86,8 @@ class ReadYourWritesFilterIT {
                         redis.uri(),
                         RoutingSettings.REDIS_WINDOW,
                         "1s",
+                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                        "true",
                         RoutingSettings.MAX_REPLICA_LAG,
                         "1h",
                         RoutingSettings.METER_REGISTRY,

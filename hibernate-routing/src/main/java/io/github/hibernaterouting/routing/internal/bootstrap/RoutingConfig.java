@@ -175,7 +175,7 @@ public final class RoutingConfig {
                 duration(settings, ACTOR_STAMPS_MEMORY_TTL, DEFAULT_ACTOR_STAMPS_MEMORY_TTL, Duration.ofSeconds(1));
         redisUri = redisUri(settings, env);
         redisPrefix = orElse(string(settings, REDIS_PREFIX), DEFAULT_REDIS_PREFIX);
-        redisWindow = duration(settings, REDIS_WINDOW, DEFAULT_REDIS_WINDOW, Duration.ofMillis(100));
+        redisWindow = MarkerWindow.of(settings, redisUri != null, maxReplicaLag, healthCheckInterval);
         redisTimeout = duration(settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis(10));
         lsnWait = duration(settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO);
         lsnPollInterval = duration(settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis(1));

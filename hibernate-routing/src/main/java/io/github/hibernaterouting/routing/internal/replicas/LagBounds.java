@@ -64,6 +64,14 @@ public record LagBounds(boolean checkRecovery, long maxLagBytes, long maxLagMill
         if (maxLagMillis > 0 && lagSeconds * 1000 > maxLagMillis) {
             return ReplicaNode.Ineligibility.LAG_BOUND;
         }
+        // A standby behind at its last answer may have stalled since: it is behind by what was measured
+        // plus the answer's age. The Redis marker window relies on this sum staying within the age limit.
+        if (maxLagMillis > 0
+                && staleAfterNanos > 0
+                && lagSeconds > 0
+                && lagSeconds * 1e9 + (System.nanoTime() - checkedAtNanos) > staleAfterNanos) {
+            return ReplicaNode.Ineligibility.LAG_BOUND;
+        }
         if (required != Lsn.UNKNOWN && !Lsn.reached(replayLsn, required)) {
             return ReplicaNode.Ineligibility.BEHIND_LSN;
         }

@@ -35,6 +35,46 @@ class RoutingConfigTest {
     }
 
     @Test
+    void markerWindow_byDefault_outlastsTheLagBoundAsApplied_plusASecondForTheClocks() {
+        assertThat(config(base()).redisWindow).as("10 s bound + 1 s").isEqualTo(Duration.ofSeconds(11));
+        final Map<String, Object> longBound = base();
+        longBound.put(RoutingSettings.MAX_REPLICA_LAG, "30s");
+        assertThat(config(longBound).redisWindow).isEqualTo(Duration.ofSeconds(31));
+        final Map<String, Object> slowChecks = base();
+        slowChecks.put(RoutingSettings.MAX_REPLICA_LAG, "2s");
+        slowChecks.put(RoutingSettings.HEALTH_CHECK_INTERVAL, "5s");
+        assertThat(config(slowChecks).redisWindow)
+                .as("a bound is applied as at least three health-check intervals")
+                .isEqualTo(Duration.ofSeconds(16));
+        final Map<String, Object> noTimeBound = base();
+        noTimeBound.put(RoutingSettings.MAX_REPLICA_LAG, "0");
+        assertThat(config(noTimeBound).redisWindow).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void markerWindowShorterThanTheLagBound_failsTheBootstrap_namingBothSettingsAndTheMinimum() {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.REDIS_URI, "redis://127.0.0.1:6379");
+        settings.put(RoutingSettings.REDIS_WINDOW, "10s");
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("'10s' for 'hibernate.routing.redis.window'")
+                .hasMessageContaining("at least 11000ms")
+                .hasMessageContaining(RoutingSettings.MAX_REPLICA_LAG)
+                .hasMessageContaining(RoutingSettings.REDIS_ALLOW_SHORT_WINDOW);
+        settings.put(RoutingSettings.REDIS_WINDOW, "11s");
+        assertThat(config(settings).redisWindow).isEqualTo(Duration.ofSeconds(11));
+        settings.put(RoutingSettings.REDIS_WINDOW, "1s");
+        settings.put(RoutingSettings.REDIS_ALLOW_SHORT_WINDOW, "true");
+        assertThat(config(settings).redisWindow).as("accepted on request").isEqualTo(Duration.ofSeconds(1));
+        final Map<String, Object> withoutRedis = base();
+        withoutRedis.put(RoutingSettings.REDIS_WINDOW, "1s");
+        assertThat(config(withoutRedis).redisWindow)
+                .as("no marker, nothing to check")
+                .isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
     void defaults_applyWhenOnlyReplicaUrlsAreSet() {
         final RoutingConfig config = config(base());
         assertThat(config.routingEnabled()).isTrue();

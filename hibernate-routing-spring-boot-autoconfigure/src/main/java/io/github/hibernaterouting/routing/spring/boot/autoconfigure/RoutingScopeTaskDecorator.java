@@ -1,15 +1,15 @@
 package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 
-import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
-import io.github.hibernaterouting.routing.Strategy;
 import org.springframework.core.task.TaskDecorator;
 
 /**
  * Carries the submitting thread's routing scope to a task run on another thread ({@code @Async}
  * methods, tasks given to Spring Boot's task executor): the task runs in a scope with the same actor,
- * strategy and minimum position, raised to the submitting scope's last commit. So a task submitted
- * after a write reads that write, on a replica that has replayed it or on the primary.
+ * strategy and minimum position, raised to the submitting scope's last commit, and the same freshness
+ * floors ({@code X-Force-Primary}, {@code Consistency: strong}, a client's token): see
+ * {@link RoutingScope#carry()}. So a task submitted after a write reads that write, on a replica that
+ * has replayed it or on the primary.
  *
  * <p>What is carried is what the scope knew at submission: a write committed after the task was
  * submitted is not covered (submit after the commit, for example from a
@@ -22,17 +22,9 @@ public final class RoutingScopeTaskDecorator implements TaskDecorator {
         if (submitting == null) {
             return task;
         }
-        final Strategy strategy = submitting.effectiveStrategy();
-        final String actor = submitting.actor();
-        final ConsistencyToken minimum = submitting.minimum();
-        final ConsistencyToken lastCommit = submitting.lastCommit();
+        final RoutingScope.Carried carried = submitting.carry();
         return () -> {
-            try (RoutingScope scope = RoutingScope.builder()
-                    .strategy(strategy)
-                    .actor(actor)
-                    .minimum(minimum)
-                    .minimum(lastCommit)
-                    .open()) {
+            try (RoutingScope scope = carried.open()) {
                 task.run();
             }
         };

@@ -17,13 +17,16 @@ class RoutingScopeThreadLocalAccessorTest {
     void aSnapshotCarriesTheScopeToAnotherThread_andClosingItLeavesThatThreadAsItWas() throws Exception {
         final AtomicReference<String> actorThere = new AtomicReference<>();
         final AtomicReference<Strategy> strategyThere = new AtomicReference<>();
+        final AtomicReference<Strategy> floorThere = new AtomicReference<>();
         final AtomicReference<Object> afterwards = new AtomicReference<>("not run");
         final Runnable task;
         try (RoutingScope ignored = RoutingScope.builder()
                 .actor("alice")
                 .strategy(Strategy.STALE_READ)
+                .floor(Strategy.PRIMARY)
                 .open()) {
             task = snapshots.captureAll().wrap(() -> {
+                floorThere.set(RoutingScope.current().floor());
                 actorThere.set(RoutingScope.current().actor());
                 strategyThere.set(RoutingScope.current().effectiveStrategy());
             });
@@ -37,6 +40,9 @@ class RoutingScopeThreadLocalAccessorTest {
 
         assertThat(actorThere.get()).isEqualTo("alice");
         assertThat(strategyThere.get()).isEqualTo(Strategy.STALE_READ);
+        assertThat(floorThere.get())
+                .as("a floor no level of the task may weaken")
+                .isEqualTo(Strategy.PRIMARY);
         assertThat(afterwards.get())
                 .as("the scope the snapshot opened is closed")
                 .isNull();

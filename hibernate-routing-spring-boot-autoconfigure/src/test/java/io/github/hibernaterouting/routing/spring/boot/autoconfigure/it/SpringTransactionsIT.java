@@ -3,7 +3,9 @@ package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
+import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.AsyncReader;
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteRepository;
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.domain.NoteService;
@@ -135,6 +137,32 @@ class SpringTransactionsIT {
                 other = service.create("not carried");
             }
             assertThat(reader.text(other).get(30, TimeUnit.SECONDS)).isEmpty();
+        }
+
+        @Test
+        void asyncMethod_keepsTheCallersFloors_forcePrimaryAndAClientsToken_whileReplicasArePaused() throws Exception {
+            final AsyncReader reader = context.getBean(AsyncReader.class);
+            final long id = service.create("before");
+            RoutingTestSupport.awaitReplicasUp(context.getBean(jakarta.persistence.EntityManagerFactory.class));
+            cluster().awaitCaughtUp(java.time.Duration.ofSeconds(30));
+            pauseStandbys();
+            RoutingTestSupport.onPrimary(cluster(), "update boot_note set text = 'changed' where id = " + id);
+            // What X-Force-Primary and Consistency: strong make of a request.
+            try (RoutingScope request = RoutingScope.builder()
+                    .strategy(Strategy.STALE_READ)
+                    .floor(Strategy.PRIMARY)
+                    .open()) {
+                assertThat(reader.text(id).get(30, TimeUnit.SECONDS)).contains("changed");
+            }
+            // What a client's X-Consistency-Token makes of one: a position floor, under every strategy.
+            final ConsistencyToken token = ConsistencyToken.ofPosition(RoutingTestSupport.longOnPrimary(
+                    cluster(), "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"));
+            try (RoutingScope request = RoutingScope.builder()
+                    .strategy(Strategy.STALE_READ)
+                    .floor(token)
+                    .open()) {
+                assertThat(reader.text(id).get(30, TimeUnit.SECONDS)).contains("changed");
+            }
         }
 
         @Test
