@@ -168,6 +168,7 @@ final class LogicalTransaction {
             commits.committed(physicals.primary);
         }
         wroteInTransaction = false;
+        physicals.savepoints.clear();
         // The next transaction starts afresh, with the connection's isolation level.
         physicals.transactionStarted = false;
         physicals.transactionIsolation = 0;

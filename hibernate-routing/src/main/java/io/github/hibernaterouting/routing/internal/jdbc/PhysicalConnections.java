@@ -39,6 +39,8 @@ final class PhysicalConnections {
     /** Transactions begun and cursors declared with SQL, which keep their statements on one connection. */
     final SqlControl control = new SqlControl(this);
 
+    final Savepoints savepoints = new Savepoints();
+
     boolean autoCommit = true;
     boolean readOnly;
     /**
@@ -159,6 +161,9 @@ final class PhysicalConnections {
         if (primary == null) {
             primary = configure(primarySource.getConnection(), null);
             generation++;
+            if (!autoCommit) {
+                savepoints.reachedPrimary(primary);
+            }
         }
         metrics.statement(RoutingMetrics.PRIMARY, reason);
         unit.lastStatementOnReplica(false);

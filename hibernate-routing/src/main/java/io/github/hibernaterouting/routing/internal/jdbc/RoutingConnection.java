@@ -245,24 +245,29 @@ public final class RoutingConnection extends ForwardingConnection implements Ses
         transaction.rollback();
     }
 
+    // A savepoint writes nothing: it neither escalates the unit of work nor counts as a write (Savepoints).
     @Override
     public Savepoint setSavepoint() throws SQLException {
-        return forRawJdbc("a savepoint").setSavepoint();
+        checkOpen();
+        return physicals.savepoints.set(null, physicals);
     }
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
-        return forRawJdbc("a savepoint").setSavepoint(name);
+        checkOpen();
+        return physicals.savepoints.set(name, physicals);
     }
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
-        forRawJdbc("a savepoint").rollback(savepoint);
+        checkOpen();
+        physicals.savepoints.rollback(savepoint, physicals);
     }
 
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-        forRawJdbc("a savepoint").releaseSavepoint(savepoint);
+        checkOpen();
+        physicals.savepoints.release(savepoint, physicals);
     }
 
     @Override
