@@ -105,6 +105,23 @@ public interface ConsistencySettings {
     String DEFAULT_REDIS_WINDOW = "11s";
 
     /**
+     * Whether the second-level cache is one cache shared by every instance of the application (a
+     * clustered or distributed provider) rather than one per JVM. The actors' stamps
+     * ({@code actor_stamps=TABLE}, the Redis marker) carry read-your-writes across instances, but a
+     * cache local to each JVM is not told of a write made through another instance: it can serve the
+     * actor an entry older than its own write, beyond any lag bound. With a second-level or query
+     * cache on and stamps that cross instances, the bootstrap warns unless this says the cache is
+     * shared.
+     *
+     * @settingDefault {@value #DEFAULT_SECOND_LEVEL_CACHE_SHARED}
+     * @since 0.1
+     */
+    String SECOND_LEVEL_CACHE_SHARED = "hibernate.routing.second_level_cache.shared";
+
+    /** The default of {@link #SECOND_LEVEL_CACHE_SHARED}. */
+    String DEFAULT_SECOND_LEVEL_CACHE_SHARED = "false";
+
+    /**
      * Accept a {@link #REDIS_WINDOW} shorter than the lag bound plus 1 s: after a marker expires, an
      * actor may then read from a replica that lacks its write but is within the lag bound, until that
      * replica's lag shows. For tests that watch markers expire, not for production.

@@ -97,6 +97,9 @@ public final class RoutingConfig {
     final String redisUri;
     public final String redisPrefix;
     public final Duration redisWindow;
+    /** {@code second_level_cache.shared}: the second-level cache is one for every instance. */
+    public final boolean secondLevelCacheShared;
+
     public final Duration redisTimeout;
     public final Duration lsnWait;
     public final Duration lsnPollInterval;
@@ -176,6 +179,7 @@ public final class RoutingConfig {
         redisUri = redisUri(settings, env);
         redisPrefix = orElse(string(settings, REDIS_PREFIX), DEFAULT_REDIS_PREFIX);
         redisWindow = MarkerWindow.of(settings, redisUri != null, maxReplicaLag, healthCheckInterval);
+        secondLevelCacheShared = bool(settings, SECOND_LEVEL_CACHE_SHARED, DEFAULT_SECOND_LEVEL_CACHE_SHARED);
         redisTimeout = duration(settings, REDIS_TIMEOUT, DEFAULT_REDIS_TIMEOUT, Duration.ofMillis(10));
         lsnWait = duration(settings, LSN_WAIT, DEFAULT_LSN_WAIT, Duration.ZERO);
         lsnPollInterval = duration(settings, LSN_POLL_INTERVAL, DEFAULT_LSN_POLL_INTERVAL, Duration.ofMillis(1));

@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.routing.internal.bootstrap;
 
+import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.cache.RoutingRegionFactory;
 import io.github.hibernaterouting.routing.internal.session.ReplicaReadGuard;
 import org.hibernate.boot.Metadata;
@@ -61,6 +62,19 @@ public final class RoutingIntegrator implements Integrator {
                             + "data older than a write, or than the lag bound. Configure it with "
                             + "hibernate.cache.region.factory_class instead",
                     caching.getClass().getName());
+        }
+        final var options = sessionFactory.getSessionFactoryOptions();
+        if (caching != null
+                && !(caching instanceof NoCachingRegionFactory)
+                && (options.isSecondLevelCacheEnabled() || options.isQueryCacheEnabled())
+                && routing.runtime().stampsCrossLocalCaches()) {
+            LOG.warn(
+                    "Read-your-writes crosses instances here (actors' stamps in a table or in Redis), but a"
+                            + " second-level cache local to each instance is not told of a write made through"
+                            + " another one: it can serve an actor an entry older than its own write, beyond any lag"
+                            + " bound. Use a cache shared by every instance (a clustered or distributed provider) and"
+                            + " set {}=true, or switch the second-level and query caches off",
+                    RoutingSettings.SECOND_LEVEL_CACHE_SHARED);
         }
     }
 }

@@ -57,6 +57,8 @@ public final class RoutingRuntime implements AutoCloseable {
     private final JdbcRouting jdbc;
     private final ReplicaReadGuard guard;
     private final ReachedPositions reached;
+    /** Stamps carry read-your-writes across instances, and nothing says the second-level cache does too. */
+    private final boolean stampsCrossLocalCaches;
 
     private RoutingRuntime(RoutingConfig config, ConnectionSources sources, JtaTransactions jta) {
         this.sources = sources;
@@ -122,6 +124,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.connection.autoCommit,
                 jta);
         this.guard = new ReplicaReadGuard(writes);
+        this.stampsCrossLocalCaches = !config.secondLevelCacheShared
+                && (config.redisUri != null || config.actorStamps == RoutingSettings.ActorStamps.TABLE);
         this.reached =
                 new ReachedPositions(replicas::primaryPosition, replicas::primaryTimeline, this::currentPosition);
     }
@@ -170,6 +174,11 @@ public final class RoutingRuntime implements AutoCloseable {
     }
 
     /** The flush-time listeners. */
+    /** Whether read-your-writes crosses instances while the second-level cache may be local to each. */
+    boolean stampsCrossLocalCaches() {
+        return stampsCrossLocalCaches;
+    }
+
     ReplicaReadGuard guard() {
         return guard;
     }
