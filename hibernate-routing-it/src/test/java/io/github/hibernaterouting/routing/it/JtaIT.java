@@ -40,6 +40,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.engine.transaction.jta.platform.internal.NarayanaJtaPlatform;
 import org.junit.jupiter.api.AfterAll;
@@ -229,6 +230,68 @@ class JtaIT {
                         .isFalse();
                 assertThat(em.find(Note.class, id)).as("which lacks the write").isNull();
             }
+        }
+    }
+
+    /**
+     * A data source that, as some transaction managers and pools do, hands out no connection once the
+     * global transaction has completed: the commit's position must be captured without one.
+     */
+    private static DataSource refusingAfterCompletion(AgroalDataSource pool) {
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        final int status = tm.getStatus();
+                        if (status == Status.STATUS_COMMITTED || status == Status.STATUS_ROLLEDBACK) {
+                            throw new SQLException("No connection after the transaction completed");
+                        }
+                    }
+                    try {
+                        return method.invoke(pool, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void aCommitsPosition_andTheActorsTableStamp_needNoConnectionAfterCompletion() throws Exception {
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(AvailableSettings.JAKARTA_JTA_DATASOURCE, refusingAfterCompletion(primary));
+        settings.put(RoutingSettings.ACTOR_STAMPS, "TABLE");
+        try (EntityManagerFactory emf = jtaUnit(settings)) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            final long id = writeInGlobalTransaction(emf, "jta-alice", "stamped");
+            assertThat(stringOnPrimary("select read_after_write_lsn::text from users where id = 'jta-alice'"))
+                    .as("the stamp in the actors' table")
+                    .isNotNull();
+            try (RoutingScope ignored =
+                            RoutingScope.builder().actor("jta-alice").open();
+                    EntityManager em = emf.createEntityManager()) {
+                assertThat(em.find(Note.class, id))
+                        .as("the actor reads its write")
+                        .isNotNull();
+            }
+        }
+        try (EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE"))) {
+            try (RoutingScope scope = RoutingScope.builder().actor("jta-bob").open()) {
+                tm.begin();
+                try (EntityManager em = emf.createEntityManager()) {
+                    em.persist(new Note("rolled back"));
+                }
+                tm.rollback();
+            }
+            assertThat(stringOnPrimary("select read_after_write_lsn::text from users where id = 'jta-bob'"))
+                    .as("a rollback leaves no stamp")
+                    .isNull();
+        }
+    }
+
+    private static String stringOnPrimary(String sql) throws SQLException {
+        try (var c = cluster.connect(cluster.primary());
+                var s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
         }
     }
 

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -223,6 +224,29 @@ public final class ActorStamps implements AutoCloseable {
         } catch (RedisMarker.Unavailable e) {
             metrics.markerError("store");
             throw e;
+        }
+    }
+
+    /** Whether stamps are kept in the actors' table. */
+    boolean inTable() {
+        return commitSql != null;
+    }
+
+    /**
+     * Inside a transaction on {@code transaction}: raises {@code actor}'s stamp in the table to the
+     * position reached so far, under a savepoint, so that a failure leaves the transaction as it was;
+     * the failure is logged and counted.
+     */
+    void raiseInTransaction(Connection transaction, String actor) throws SQLException {
+        final Savepoint savepoint = transaction.setSavepoint();
+        try (PreparedStatement statement = transaction.prepareStatement(commitSql)) {
+            statement.setString(1, actor);
+            statement.executeQuery().close();
+            transaction.releaseSavepoint(savepoint);
+        } catch (SQLException e) {
+            transaction.rollback(savepoint);
+            metrics.stampError("advance");
+            LOG.error("Could not advance the stamp of an actor in {}: {}", "the actors' table", e.getMessage());
         }
     }
 

@@ -123,6 +123,22 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         }
     }
 
+    /** Whether actors' stamps are kept in a table ({@code actor_stamps=TABLE}). */
+    public boolean stampsInTable() {
+        return stamps.inTable();
+    }
+
+    /**
+     * Inside the writing transaction, on its connection: raises the current scope's actor's stamp in
+     * the table to the position reached so far, so that it commits, or rolls back, with the write.
+     */
+    public void stampInTransaction(Connection transaction) throws SQLException {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null && scope.actor() != null) {
+            stamps.raiseInTransaction(transaction, scope.actor());
+        }
+    }
+
     /** Whether anything would consume a commit's position: a scope to record it in, an actor to stamp. */
     public boolean wantsCommitPosition() {
         return ScopeFrame.current() != null;

@@ -42,17 +42,21 @@ public final class JtaTransactions {
 
     /**
      * A write is about to run in the current global transaction: the first time for that transaction,
-     * calls {@code afterCompletion} with its final status ({@link Status#STATUS_COMMITTED},
-     * {@link Status#STATUS_ROLLEDBACK}, …) once it ends, on the thread that ends it.
+     * calls {@code beforeCompletion} inside it before it commits (after Hibernate's flush, whose
+     * synchronization was registered first) and {@code afterCompletion} with its final status
+     * ({@link Status#STATUS_COMMITTED}, {@link Status#STATUS_ROLLEDBACK}, …) once it ends, on the
+     * thread that ends it.
      */
-    void wrote(IntConsumer afterCompletion) {
+    void wrote(Runnable beforeCompletion, IntConsumer afterCompletion) {
         final Transaction transaction = current();
         if (transaction != null && !written.add(transaction)) {
             return;
         }
         platform.registerSynchronization(new Synchronization() {
             @Override
-            public void beforeCompletion() {}
+            public void beforeCompletion() {
+                beforeCompletion.run();
+            }
 
             @Override
             public void afterCompletion(int status) {

@@ -39,7 +39,7 @@ final class LogicalTransaction {
     /** A write is about to run on the primary. */
     void wrote() {
         if (jta != null && jta.active()) {
-            jta.wrote(this::globalTransactionEnded);
+            jta.wrote(commits::beforeGlobalCommit, this::globalTransactionEnded);
             return;
         }
         if (physicals.autoCommit && physicals.control.wroteInTransaction()) {
@@ -151,13 +151,12 @@ final class LogicalTransaction {
     }
 
     /**
-     * The global transaction this connection wrote in ended: if it committed, capture the position,
-     * on the primary connection still bound or, if Hibernate already gave it back, on one borrowed
-     * for the query (the unit of work holds none then).
+     * The global transaction this connection wrote in ended: if it committed, capture the position
+     * ({@link CommitCapture#committedGlobally}), with no connection of the transaction's.
      */
     private void globalTransactionEnded(int status) {
         if (status == jakarta.transaction.Status.STATUS_COMMITTED) {
-            commits.committedGlobally(physicals.primary);
+            commits.committedGlobally();
         }
     }
 

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 public final class ReplicaSet implements AutoCloseable {
     private final List<ReplicaNode> nodes;
     private final LagBounds bounds;
+    private final ServerProbe primaryProbe;
     private final ReplicaSelector selector;
     private final LsnGate gate;
     private final ReplicaMonitor monitor;
@@ -76,6 +77,7 @@ public final class ReplicaSet implements AutoCloseable {
                 ownPrimaryPool.getHikariPoolMXBean().softEvictConnections();
             }
         };
+        this.primaryProbe = primaryProbe;
         this.monitor =
                 new ReplicaMonitor(primaryProbe, primaryFailed, this.nodes, bounds, healthCheckInterval.toMillis());
         this.discoveryIntervalNanos = healthCheckInterval.toNanos();
@@ -147,6 +149,11 @@ public final class ReplicaSet implements AutoCloseable {
     }
 
     /** The primary's WAL write position as the health check last read it; {@link Lsn#UNKNOWN} before. */
+    /** The library's own connection to the primary, outside the application's pool and any transaction. */
+    public ServerProbe primaryProbe() {
+        return primaryProbe;
+    }
+
     public long primaryPosition() {
         return monitor.position();
     }
