@@ -29,6 +29,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 import org.hibernate.jpa.HibernateHints;
 
 /**
@@ -398,11 +400,11 @@ final class MatrixWorkload {
             int path,
             boolean hinted) {
         final long start = System.nanoTime();
-        try {
+        try (RoutingScope onPrimary = path == 4 ? RoutingScope.open(Strategy.PRIMARY) : null) {
             final long value;
             final Integer port;
             final String how;
-            if (path < 2 && !hinted) {
+            if (path == 4 || path < 2 && !hinted) {
                 final boolean inCache = cached && emf.getCache().contains(type, id);
                 final Counted entity = em.find(type, id);
                 if (entity == null) {
@@ -410,7 +412,7 @@ final class MatrixWorkload {
                 }
                 value = entity.value();
                 port = entity.server();
-                how = inCache ? "find (the cache had the key)" : "find";
+                how = (inCache ? "find (the cache had the key)" : "find") + (path == 4 ? " in a PRIMARY scope" : "");
             } else {
                 final TypedQuery<Object[]> query = em.createQuery(
                                 "select e.value, e.server from " + type.getSimpleName() + " e where e.id = :id",
@@ -574,7 +576,10 @@ final class MatrixWorkload {
         final int[] paths = new int[3 + random.nextInt(4)];
         final int[] gaps = new int[paths.length];
         for (int i = 0; i < paths.length; i++) {
-            paths[i] = random.nextInt(4);
+            // Path 4: a read on the primary on purpose (a PRIMARY scope), then the unit's other reads: the mix of
+            // open-session-in-view, where a service's read-write transaction reads on the primary and a read-only
+            // repository call of the same request reads a replica, which must not go back in time.
+            paths[i] = random.nextInt(5);
             gaps[i] = 1 + random.nextInt(15);
         }
         final long unit = units.incrementAndGet();
@@ -615,6 +620,13 @@ final class MatrixWorkload {
     /** {@code find} of a shared counter (unversioned, serialized; or versioned, concurrent), {@code value++}, commit. */
     private void increment(Random random, EntityManagerFactory emf, int thread) {
         final boolean versioned = random.nextBoolean();
+        if (!versioned) {
+            final int shape = random.nextInt(3);
+            if (shape > 0) {
+                incrementShaped(emf, thread, shape == 1);
+                return;
+            }
+        }
         final Load load = load(random);
         final String object = versioned ? "versioned" : "shared";
         final ReentrantLock lock = !versioned && options.serialize() ? sharedLock : null;
@@ -664,6 +676,94 @@ final class MatrixWorkload {
                 lock.unlock();
             }
         }
+    }
+
+    /** What an increment read before it wrote: the value and the server that served it. */
+    private record Read(long value, String where) {}
+
+    /**
+     * The unversioned counter's increment in the two shapes besides {@code find} in a transaction: a
+     * {@code StatelessSession} ({@code get}, {@code value++}, {@code update} in one transaction, as a Jakarta
+     * Data repository runs), and a detached merge ({@code find} in one unit of work, {@code merge} of the
+     * incremented instance in the next, as Spring Data's {@code findById} then {@code save} in two
+     * transactions). Serialized like the other unversioned increments: a lost one means a stale state was
+     * written back.
+     */
+    private void incrementShaped(EntityManagerFactory emf, int thread, boolean stateless) {
+        final ReentrantLock lock = options.serialize() ? sharedLock : null;
+        final long unit = units.incrementAndGet();
+        final long start = System.nanoTime();
+        if (!acquire(lock, thread, Kind.INCREMENT, unit, "shared", start)) {
+            return;
+        }
+        final boolean[] committing = {false};
+        try (RoutingScope ignored = scope(thread, null)) {
+            final Read read = stateless ? statelessIncrement(emf, committing) : detachedIncrement(emf, committing);
+            history.record(new Op(
+                    thread,
+                    actor(thread),
+                    Kind.INCREMENT,
+                    unit,
+                    "shared",
+                    read.value() + 1,
+                    read.value(),
+                    -1,
+                    read.where(),
+                    stateless ? "stateless get, update" : "find, then merge in the next unit of work",
+                    start,
+                    System.nanoTime(),
+                    Outcome.OK,
+                    null,
+                    null));
+        } catch (RuntimeException e) {
+            history.record(failed(thread, Kind.INCREMENT, unit, "shared", start, committing[0], e));
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    private Read statelessIncrement(EntityManagerFactory emf, boolean[] committing) {
+        try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
+            session.getTransaction().begin();
+            try {
+                final SharedCounter row = session.get(SharedCounter.class, SHARED_ID);
+                if (row == null) {
+                    throw new IllegalStateException("SharedCounter " + SHARED_ID + " not found by a stateless get");
+                }
+                final Read read = new Read(row.value(), node(row.server()));
+                row.increment();
+                session.update(row);
+                committing[0] = true;
+                session.getTransaction().commit();
+                return read;
+            } finally {
+                if (session.getTransaction().isActive()) {
+                    session.getTransaction().rollback();
+                }
+            }
+        }
+    }
+
+    private Read detachedIncrement(EntityManagerFactory emf, boolean[] committing) {
+        final SharedCounter detached;
+        try (EntityManager em = emf.createEntityManager()) {
+            detached = load(emf, em, SharedCounter.class, SHARED_ID, Load.DEFAULT, "");
+        }
+        final Read read = new Read(detached.value(), node(detached.server()));
+        detached.increment();
+        try (EntityManager em = emf.createEntityManager()) {
+            try {
+                begin(em);
+                em.merge(detached);
+                committing[0] = true;
+                em.getTransaction().commit();
+            } finally {
+                rollbackQuietly(em);
+            }
+        }
+        return read;
     }
 
     /** Adds a new element to the shared bag of a board: {@code find} (or a STALE_READ query), {@code add}, commit. */
