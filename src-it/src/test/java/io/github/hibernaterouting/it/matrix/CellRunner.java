@@ -132,6 +132,8 @@ final class CellRunner {
             settings.put(RoutingSettings.REDIS_PREFIX, "matrix-" + cell.id() + "-" + seed);
         }
         if (cell.cache() == Cell.Cache.ON) {
+            // One cache for both instances (below): say so, as a clustered cache's application would.
+            settings.put(RoutingSettings.SECOND_LEVEL_CACHE_SHARED, "true");
             settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, "true");
             settings.put(AvailableSettings.USE_QUERY_CACHE, "true");
             // Hibernate's JCache provider with one lock a region for both instances, as a clustered cache
@@ -148,9 +150,19 @@ final class CellRunner {
         return settings;
     }
 
+    /**
+     * An override of a self-test: each instance gets caches of its own (regions of its own, a lock of its
+     * own), as a JVM-local cache on each instance of an application has, instead of one shared cache.
+     */
+    static final String LOCAL_CACHES = "matrix.local_caches";
+
     static Result run(PostgresCluster cluster, RedisServer redis, Cell cell, long seed, Plan plan) throws Exception {
         reset(cluster);
         final Map<String, Object> settings = settings(cell, redis, seed, plan.overrides());
+        final boolean localCaches = Boolean.parseBoolean(String.valueOf(settings.remove(LOCAL_CACHES)));
+        if (localCaches) {
+            settings.remove(RoutingSettings.SECOND_LEVEL_CACHE_SHARED);
+        }
         final List<EntityManagerFactory> instances = new ArrayList<>();
         final TcpRelay relay =
                 cell.endpoint() == Cell.Endpoint.RELAY ? new TcpRelay(cluster.standbys(), cluster.database()) : null;
@@ -159,10 +171,16 @@ final class CellRunner {
         }
         try {
             for (int i = 0; i < cell.instances(); i++) {
+                final Map<String, Object> instance = new HashMap<>(settings);
+                if (localCaches) {
+                    instance.put(
+                            AvailableSettings.CACHE_REGION_PREFIX,
+                            settings.get(AvailableSettings.CACHE_REGION_PREFIX) + "-" + (char) ('a' + i));
+                }
                 instances.add(RoutingTestSupport.emf(
                         "matrix-" + (char) ('a' + i),
                         cluster,
-                        settings,
+                        instance,
                         Counter.class,
                         SharedCounter.class,
                         VersionedCounter.class,

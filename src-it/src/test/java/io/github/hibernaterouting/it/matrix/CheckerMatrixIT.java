@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -167,6 +168,125 @@ class CheckerMatrixIT {
                 .as(result.failureMessage())
                 .anyMatch(detail -> detail.startsWith("shared "))
                 .noneMatch(detail -> detail.startsWith("versioned "));
+    }
+
+    /** A plan for the self-tests below: standby1's replay paused, a lag bound no run reaches, no other fault. */
+    private static Plan pausedStandbyPlan(Map<String, Object> overrides) {
+        final Map<String, Object> all = new java.util.HashMap<>();
+        all.put(RoutingSettings.MAX_REPLICA_LAG, "1h");
+        all.putAll(overrides);
+        return new Plan(20, 30, true, Mix.FULL, false, true, 0, all);
+    }
+
+    private static List<String> kinds(Result result) {
+        return result.violations().stream().map(Violation::kind).toList();
+    }
+
+    /**
+     * The shape the bootstrap's warning about caches local to each instance is about: two instances, each
+     * with a second-level cache of its own, and standby1 paused. An actor's write through one instance never
+     * reaches the other's cache, which serves the older entry: the checker must report read-your-writes
+     * violations. (The matrix's cache cells share one cache between the instances, as a clustered cache does.)
+     */
+    @Test
+    void checker_reportsReadYourWritesViolations_ofTwoInstancesWithCachesLocalToEach() throws Exception {
+        final Cell cell = Cell.named("C5");
+        final Result result = CellRunner.run(
+                cluster, redis, cell, seed(), pausedStandbyPlan(Map.of(CellRunner.LOCAL_CACHES, "true")));
+        assertThat(kinds(result)).as(result.failureMessage()).contains("read-your-writes");
+    }
+
+    /**
+     * What the bootstrap refuses unless {@code allow_short_window} is set: a marker window shorter than the
+     * lag bound. Once a marker expires, a standby without the actor's write but within the bound serves the
+     * actor through the other instance: the checker must report read-your-writes violations.
+     */
+    @Test
+    @EnabledIfSystemProperty(
+            named = "it.matrix.probabilistic",
+            matches = "true",
+            disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
+    void checker_reportsReadYourWritesViolations_ofAMarkerWindowShorterThanTheLagBound() throws Exception {
+        final Cell cell = new Cell(
+                "S5",
+                Cell.Cache.OFF,
+                Cell.Stamps.REDIS,
+                Cell.Reads.DEFAULT,
+                Cell.Failure.FALLBACK,
+                Cell.Isolation.READ_COMMITTED,
+                Cell.Pools.ROOMY,
+                Cell.Endpoint.URLS);
+        final Result result = CellRunner.run(
+                cluster,
+                redis,
+                cell,
+                seed(),
+                // The actors' stamps in each instance's memory last 1 s, so that an actor that wrote through one
+                // instance soon depends on the marker alone, as it does on an instance it never wrote through.
+                pausedStandbyPlan(Map.of(
+                        RoutingSettings.REDIS_WINDOW,
+                        "200ms",
+                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                        "true",
+                        RoutingSettings.ACTOR_STAMPS_MEMORY_TTL,
+                        "1s")));
+        assertThat(kinds(result)).as(result.failureMessage()).contains("read-your-writes");
+    }
+
+    /**
+     * A Redis that evicts markers (a full one under {@code volatile-*} or {@code allkeys-*}), which the
+     * library warns about at connect but cannot detect: markers vanish inside their window while the alive
+     * key stays, as an eviction leaves them. The checker must report read-your-writes violations; the same
+     * run without the evictions must not (the window, 10 s, outlasts the run, so nothing else ends a marker).
+     */
+    @Test
+    @EnabledIfSystemProperty(
+            named = "it.matrix.probabilistic",
+            matches = "true",
+            disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
+    void checker_reportsReadYourWritesViolations_ofARedisThatEvictsMarkers_andNoneWithout() throws Exception {
+        final Cell cell = new Cell(
+                "S4",
+                Cell.Cache.OFF,
+                Cell.Stamps.REDIS,
+                Cell.Reads.DEFAULT,
+                Cell.Failure.FALLBACK,
+                Cell.Isolation.READ_COMMITTED,
+                Cell.Pools.ROOMY,
+                Cell.Endpoint.URLS);
+        // Paused standby1 stays eligible (a lag bound no run reaches), so only the markers keep the actors off
+        // it once their stamps in each instance's memory (1 s) are gone.
+        final Plan plan = pausedStandbyPlan(Map.of(
+                RoutingSettings.REDIS_WINDOW,
+                "10s",
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true",
+                RoutingSettings.ACTOR_STAMPS_MEMORY_TTL,
+                "1s"));
+        final Result untouched = CellRunner.run(cluster, redis, cell, seed(), plan);
+        assertThat(kinds(untouched)).as(untouched.failureMessage()).doesNotContain("read-your-writes");
+
+        final java.util.concurrent.atomic.AtomicBoolean evicting = new java.util.concurrent.atomic.AtomicBoolean(true);
+        final Thread evictor = new Thread(() -> {
+            try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+                    var connection = client.connect()) {
+                while (evicting.get()) {
+                    final List<String> markers = connection.sync().keys("matrix-S4-*:replication:*");
+                    if (!markers.isEmpty()) {
+                        connection.sync().del(markers.toArray(String[]::new));
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                }
+            }
+        });
+        evictor.start();
+        try {
+            final Result evicted = CellRunner.run(cluster, redis, cell, seed(), plan);
+            assertThat(kinds(evicted)).as(evicted.failureMessage()).contains("read-your-writes");
+        } finally {
+            evicting.set(false);
+            evictor.join();
+        }
     }
 
     /** {@code git rev-parse --short HEAD} of the project, with "(modified)" when the tree is dirty; best effort. */
