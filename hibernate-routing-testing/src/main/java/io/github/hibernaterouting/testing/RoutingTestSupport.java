@@ -119,6 +119,15 @@ public final class RoutingTestSupport {
         }
     }
 
+    /** The first column of the first row {@code sql} answers on the primary directly, bypassing the library; {@code null} for no row. */
+    public static String stringOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
     /** The number of rows of {@code table} on the primary, bypassing the library. */
     public static long countOnPrimary(PostgresCluster cluster, String table) throws SQLException {
         return longOnPrimary(cluster, "select count(*) from " + table);

@@ -79,6 +79,22 @@ public class StaleReplicaReadException extends StaleStateException {
                 identifier);
     }
 
+    /**
+     * A detached instance read from a replica by an earlier unit of work is merged while the row on
+     * the primary changed since.
+     *
+     * @param what how the row differs, completed by " on the primary since" ("changed (stock)", "was deleted")
+     */
+    public static StaleReplicaReadException merged(String entityName, Object identifier, String what) {
+        return new StaleReplicaReadException(
+                "Entity " + entityName + " with id " + identifier + ", merged here, was read from a replica by an"
+                        + " earlier unit of work and " + what + " on the primary since; refusing to write its state."
+                        + " Fix: add a @Version attribute to " + entityName + ", read it again in this unit of work"
+                        + " before changing it, or read it with Strategy.PRIMARY",
+                entityName,
+                identifier);
+    }
+
     private static String fixes(String entityName) {
         return "Fix: add a @Version attribute to " + entityName + ", or run this unit of work with Strategy.PRIMARY";
     }

@@ -4,6 +4,7 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrima
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.routingState;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.stringOnPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -262,7 +263,7 @@ class JtaIT {
         try (EntityManagerFactory emf = jtaUnit(settings)) {
             cluster.standbys().forEach(cluster::pauseReplay);
             final long id = writeInGlobalTransaction(emf, "jta-alice", "stamped");
-            assertThat(stringOnPrimary("select read_after_write_lsn::text from users where id = 'jta-alice'"))
+            assertThat(stringOnPrimary(cluster, "select read_after_write_lsn::text from users where id = 'jta-alice'"))
                     .as("the stamp in the actors' table")
                     .isNotNull();
             try (RoutingScope ignored =
@@ -281,17 +282,9 @@ class JtaIT {
                 }
                 tm.rollback();
             }
-            assertThat(stringOnPrimary("select read_after_write_lsn::text from users where id = 'jta-bob'"))
+            assertThat(stringOnPrimary(cluster, "select read_after_write_lsn::text from users where id = 'jta-bob'"))
                     .as("a rollback leaves no stamp")
                     .isNull();
-        }
-    }
-
-    private static String stringOnPrimary(String sql) throws SQLException {
-        try (var c = cluster.connect(cluster.primary());
-                var s = c.createStatement();
-                var rs = s.executeQuery(sql)) {
-            return rs.next() ? rs.getString(1) : null;
         }
     }
 

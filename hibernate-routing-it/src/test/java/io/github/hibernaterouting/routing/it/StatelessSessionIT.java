@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.it;
 
 import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.stringOnPrimary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -55,11 +56,7 @@ class StatelessSessionIT extends RoutingFixture {
     }
 
     private static String textOnPrimary(long id) throws SQLException {
-        try (var c = cluster.connect(cluster.primary());
-                var s = c.createStatement();
-                var rs = s.executeQuery("select text from note where id = " + id)) {
-            return rs.next() ? rs.getString(1) : null;
-        }
+        return stringOnPrimary(cluster, "select text from note where id = " + id);
     }
 
     private static void inTransaction(StatelessSession session, Consumer<StatelessSession> work) {

@@ -178,6 +178,19 @@ class CheckerMatrixIT {
         return new Plan(20, 30, true, Mix.FULL, false, true, 0, all);
     }
 
+    /** A cell of C1's settings with the Redis marker (and two instances), for the Redis self-tests. */
+    private static Cell redisCell(String id) {
+        return new Cell(
+                id,
+                Cell.Cache.OFF,
+                Cell.Stamps.REDIS,
+                Cell.Reads.DEFAULT,
+                Cell.Failure.FALLBACK,
+                Cell.Isolation.READ_COMMITTED,
+                Cell.Pools.ROOMY,
+                Cell.Endpoint.URLS);
+    }
+
     private static List<String> kinds(Result result) {
         return result.violations().stream().map(Violation::kind).toList();
     }
@@ -207,15 +220,7 @@ class CheckerMatrixIT {
             matches = "true",
             disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
     void checker_reportsReadYourWritesViolations_ofAMarkerWindowShorterThanTheLagBound() throws Exception {
-        final Cell cell = new Cell(
-                "S5",
-                Cell.Cache.OFF,
-                Cell.Stamps.REDIS,
-                Cell.Reads.DEFAULT,
-                Cell.Failure.FALLBACK,
-                Cell.Isolation.READ_COMMITTED,
-                Cell.Pools.ROOMY,
-                Cell.Endpoint.URLS);
+        final Cell cell = redisCell("S5");
         final Result result = CellRunner.run(
                 cluster,
                 redis,
@@ -245,15 +250,7 @@ class CheckerMatrixIT {
             matches = "true",
             disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
     void checker_reportsReadYourWritesViolations_ofARedisThatEvictsMarkers_andNoneWithout() throws Exception {
-        final Cell cell = new Cell(
-                "S4",
-                Cell.Cache.OFF,
-                Cell.Stamps.REDIS,
-                Cell.Reads.DEFAULT,
-                Cell.Failure.FALLBACK,
-                Cell.Isolation.READ_COMMITTED,
-                Cell.Pools.ROOMY,
-                Cell.Endpoint.URLS);
+        final Cell cell = redisCell("S4");
         // Paused standby1 stays eligible (a lag bound no run reaches), so only the markers keep the actors off
         // it once their stamps in each instance's memory (1 s) are gone.
         final Plan plan = pausedStandbyPlan(Map.of(

@@ -14,6 +14,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.TypedQuery;
 import java.sql.Connection;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -462,6 +463,8 @@ final class MatrixWorkload {
         final Load load = load(random);
         final boolean readBack = random.nextBoolean();
         final int readBackPath = random.nextInt(4);
+        // As Spring's NESTED propagation: a savepoint before the read and the write, released after the flush.
+        final boolean nested = random.nextInt(5) == 0;
         final Strategy strategy = primaryScope ? Strategy.PRIMARY : load == Load.SCOPE ? Strategy.STALE_READ : null;
         final Kind readKind = load == Load.DEFAULT || primaryScope ? Kind.READ_OWN : Kind.READ_STALE;
         final String object = counter(thread);
@@ -473,15 +476,20 @@ final class MatrixWorkload {
             boolean acknowledged = false;
             try {
                 begin(em);
+                final Savepoint[] savepoint = {null};
+                if (nested) {
+                    em.unwrap(Session.class).doWork(connection -> savepoint[0] = connection.setSavepoint());
+                }
                 final long readStart = System.nanoTime();
                 final Counter row = load(emf, em, Counter.class, thread, primaryScope ? Load.DEFAULT : load, "");
                 final long before = row.value;
                 final String where = node(row.server);
-                final String how = primaryScope
-                        ? "find (PRIMARY scope)"
-                        : load == Load.HINT
-                                ? "query (STALE_READ)"
-                                : load == Load.SCOPE ? "find (STALE_READ scope)" : "find";
+                final String how = (primaryScope
+                                ? "find (PRIMARY scope)"
+                                : load == Load.HINT
+                                        ? "query (STALE_READ)"
+                                        : load == Load.SCOPE ? "find (STALE_READ scope)" : "find")
+                        + (nested ? " after a savepoint" : "");
                 history.record(new Op(
                         thread,
                         actor(thread),
@@ -499,6 +507,10 @@ final class MatrixWorkload {
                         null,
                         null));
                 row.increment();
+                if (nested) {
+                    em.flush();
+                    em.unwrap(Session.class).doWork(connection -> connection.releaseSavepoint(savepoint[0]));
+                }
                 committing = true;
                 em.getTransaction().commit();
                 history.record(new Op(
@@ -621,9 +633,9 @@ final class MatrixWorkload {
     private void increment(Random random, EntityManagerFactory emf, int thread) {
         final boolean versioned = random.nextBoolean();
         if (!versioned) {
-            final int shape = random.nextInt(3);
+            final int shape = random.nextInt(4);
             if (shape > 0) {
-                incrementShaped(emf, thread, shape == 1);
+                incrementShaped(emf, thread, shape);
                 return;
             }
         }
@@ -682,14 +694,14 @@ final class MatrixWorkload {
     private record Read(long value, String where) {}
 
     /**
-     * The unversioned counter's increment in the two shapes besides {@code find} in a transaction: a
-     * {@code StatelessSession} ({@code get}, {@code value++}, {@code update} in one transaction, as a Jakarta
-     * Data repository runs), and a detached merge ({@code find} in one unit of work, {@code merge} of the
+     * The unversioned counter's increment in the shapes besides {@code find} in a transaction: a
+     * {@code StatelessSession} ({@code get}, {@code value++}, {@code update} in one transaction), the same
+     * through a Jakarta Data repository ({@link SharedCounters}), and a detached merge ({@code find} in one unit of work, {@code merge} of the
      * incremented instance in the next, as Spring Data's {@code findById} then {@code save} in two
      * transactions). Serialized like the other unversioned increments: a lost one means a stale state was
      * written back.
      */
-    private void incrementShaped(EntityManagerFactory emf, int thread, boolean stateless) {
+    private void incrementShaped(EntityManagerFactory emf, int thread, int shape) {
         final ReentrantLock lock = options.serialize() ? sharedLock : null;
         final long unit = units.incrementAndGet();
         final long start = System.nanoTime();
@@ -698,7 +710,9 @@ final class MatrixWorkload {
         }
         final boolean[] committing = {false};
         try (RoutingScope ignored = scope(thread, null)) {
-            final Read read = stateless ? statelessIncrement(emf, committing) : detachedIncrement(emf, committing);
+            final Read read = shape == 1
+                    ? statelessIncrement(emf, committing, false)
+                    : shape == 2 ? detachedIncrement(emf, committing) : statelessIncrement(emf, committing, true);
             history.record(new Op(
                     thread,
                     actor(thread),
@@ -709,7 +723,11 @@ final class MatrixWorkload {
                     read.value(),
                     -1,
                     read.where(),
-                    stateless ? "stateless get, update" : "find, then merge in the next unit of work",
+                    shape == 1
+                            ? "stateless get, update"
+                            : shape == 2
+                                    ? "find, then merge in the next unit of work"
+                                    : "Jakarta Data repository find, update",
                     start,
                     System.nanoTime(),
                     Outcome.OK,
@@ -724,17 +742,24 @@ final class MatrixWorkload {
         }
     }
 
-    private Read statelessIncrement(EntityManagerFactory emf, boolean[] committing) {
+    /** In a {@code StatelessSession}, directly or through the Jakarta Data repository {@link SharedCounters}. */
+    private Read statelessIncrement(EntityManagerFactory emf, boolean[] committing, boolean repository) {
         try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
+            final SharedCounters counters = repository ? new SharedCounters_(session) : null;
             session.getTransaction().begin();
             try {
-                final SharedCounter row = session.get(SharedCounter.class, SHARED_ID);
+                final SharedCounter row =
+                        repository ? counters.byId(SHARED_ID) : session.get(SharedCounter.class, SHARED_ID);
                 if (row == null) {
                     throw new IllegalStateException("SharedCounter " + SHARED_ID + " not found by a stateless get");
                 }
                 final Read read = new Read(row.value(), node(row.server()));
                 row.increment();
-                session.update(row);
+                if (repository) {
+                    counters.update(row);
+                } else {
+                    session.update(row);
+                }
                 committing[0] = true;
                 session.getTransaction().commit();
                 return read;

@@ -87,32 +87,34 @@ final class Savepoints {
 
     /** Rolls back to {@code savepoint}, which stays; the savepoints set after it are gone, as on the server. */
     void rollback(Savepoint savepoint, PhysicalConnections physicals) throws SQLException {
-        final Connection sqlTransaction = physicals.control.transaction();
-        if (sqlTransaction != null && !(savepoint instanceof Routed)) {
-            sqlTransaction.rollback(savepoint);
-            return;
-        }
-        final int at = indexOf(savepoint);
-        final Routed routed = open.get(at);
-        if (routed.physical != null) {
-            routed.connection.rollback(routed.physical);
-        }
-        open.subList(at + 1, open.size()).clear();
+        end(savepoint, physicals, false);
     }
 
     /** Releases {@code savepoint} and those set after it. */
     void release(Savepoint savepoint, PhysicalConnections physicals) throws SQLException {
+        end(savepoint, physicals, true);
+    }
+
+    private void end(Savepoint savepoint, PhysicalConnections physicals, boolean release) throws SQLException {
         final Connection sqlTransaction = physicals.control.transaction();
         if (sqlTransaction != null && !(savepoint instanceof Routed)) {
-            sqlTransaction.releaseSavepoint(savepoint);
+            if (release) {
+                sqlTransaction.releaseSavepoint(savepoint);
+            } else {
+                sqlTransaction.rollback(savepoint);
+            }
             return;
         }
         final int at = indexOf(savepoint);
         final Routed routed = open.get(at);
         if (routed.physical != null) {
-            routed.connection.releaseSavepoint(routed.physical);
+            if (release) {
+                routed.connection.releaseSavepoint(routed.physical);
+            } else {
+                routed.connection.rollback(routed.physical);
+            }
         }
-        open.subList(at, open.size()).clear();
+        open.subList(release ? at : at + 1, open.size()).clear();
     }
 
     /** The transaction ended: its savepoints with it. */

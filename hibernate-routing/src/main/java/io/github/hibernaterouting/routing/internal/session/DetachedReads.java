@@ -2,7 +2,6 @@ package io.github.hibernaterouting.routing.internal.session;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import org.hibernate.CacheMode;
 import org.hibernate.StatelessSession;
@@ -21,9 +20,10 @@ import org.hibernate.type.Type;
  * unit of work: for a detached merge. Spring Data's {@code findById} then {@code save} in two
  * units of work, or plain JPA's {@code merge} of an instance read earlier, loads the current row
  * and copies the detached state over it; the check of the unit that merges compares the primary
- * with what it loaded itself, which is current. So the state an instance was read with on a
- * replica is kept here, and a merge links the managed copy to its original, whose state is then
- * compared with the primary too before the copy is written ({@link ReplicaReadGuard#verify}).
+ * with what it loaded itself, which is current, and when the stale state happens to equal the
+ * current one plus the caller's change nothing is even written and the change is lost silently.
+ * So the state an instance was read with on a replica is kept here, and a merge of it is checked
+ * against the primary at once ({@link ReplicaReadGuard#onMerge}).
  *
  * <p>Instances are held weakly and compared by identity; what is kept holds no entity: a
  * many-to-one is kept as its target's id, collections and one-to-ones are not kept (a detached
@@ -38,15 +38,6 @@ final class DetachedReads {
     /** Instance read on a replica (by identity, weakly) to the state it was read with. */
     private final Cache<Object, Object[]> replicaStates =
             Caffeine.newBuilder().weakKeys().build();
-    /**
-     * Managed copy made by a merge (by identity, weakly) to what its original was read with: the
-     * original itself is often dropped after the merge, before the flush that needs its state.
-     */
-    private final Cache<Object, Merged> mergedFrom =
-            Caffeine.newBuilder().weakKeys().build();
-
-    private record Merged(Object[] read, WeakReference<Object> original) {}
-
     /** {@code entity}, of an unversioned entity, was just loaded from a replica. */
     void loadedFromReplica(Object entity, EntityPersister persister, SharedSessionContractImplementor session) {
         replicaStates.put(entity, kept(persister, persister.getValues(entity), session));
@@ -122,53 +113,33 @@ final class DetachedReads {
         replicaStates.invalidate(entity);
     }
 
-    /** After Hibernate's merge: links the managed copy to a detached original that was read on a replica. */
-    void merged(MergeEvent event) {
+    /**
+     * After Hibernate's merge: the detached original, if it was read on a replica and merged into
+     * another (managed) instance, with the state it was read with; else {@code null}.
+     */
+    Object[] readOfMergedOriginal(MergeEvent event) {
         Object original = event.getOriginal();
         final Object result = event.getResult();
         final LazyInitializer proxy = HibernateProxy.extractLazyInitializer(original);
         if (proxy != null) {
             if (proxy.isUninitialized()) {
-                return;
+                return null;
             }
             original = proxy.getImplementation();
         }
         if (original == null || result == null || result == original) {
-            return;
+            return null;
         }
-        final Object[] read = replicaStates.getIfPresent(original);
-        if (read != null) {
-            mergedFrom.put(result, new Merged(read, new WeakReference<>(original)));
-        }
+        return replicaStates.getIfPresent(original);
     }
 
-    /** Whether {@code entity} is the managed copy of a merge whose original was read on a replica. */
-    boolean wasMergedFromReplicaRead(Object entity) {
-        return mergedFrom.getIfPresent(entity) != null;
-    }
-
-    /**
-     * The attributes the primary's row ({@code primary}, as {@link #onThePrimary} gives it) has
-     * changed since the detached original of {@code entity} was read on a replica ({@link #changed});
-     * {@code null} if {@code entity} is not such a merge's copy.
-     */
-    String changedSinceMergedRead(
-            Object entity, Object[] primary, EntityPersister persister, SharedSessionContractImplementor session) {
-        final Merged merged = mergedFrom.getIfPresent(entity);
-        return merged == null ? null : changed(persister, merged.read(), primary, session);
-    }
-
-    /** {@code entity}'s state was checked against the primary, or written there: forget where it, or its original, was read. */
+    /** {@code entity}'s state was checked against the primary, or written there: forget where it was read. */
     void current(Object entity) {
-        final Merged merged = mergedFrom.getIfPresent(entity);
-        if (merged != null) {
-            final Object original = merged.original().get();
-            if (original != null) {
-                replicaStates.invalidate(original);
-            }
-            mergedFrom.invalidate(entity);
+        final LazyInitializer proxy = HibernateProxy.extractLazyInitializer(entity);
+        final Object instance = proxy == null ? entity : proxy.isUninitialized() ? null : proxy.getImplementation();
+        if (instance != null) {
+            replicaStates.invalidate(instance);
         }
-        replicaStates.invalidate(entity);
     }
 
     /** A many-to-one to a primary key: one whose column the entity's row holds, as its target's id. */

@@ -93,15 +93,45 @@ public final class ReplicaReadGuard
         ReplicaCollections.initialized(event.getCollection(), event.getSession());
     }
 
-    /** Appended after Hibernate's own listener: the managed copy is known. */
+    /**
+     * Appended after Hibernate's own listener, which loaded the current row and copied the detached
+     * state over it: a detached instance read on a replica in an earlier unit of work is compared
+     * with the primary now, before anything is flushed (a merge whose copy ends up unchanged writes
+     * nothing, and the change it carried would be lost without a word).
+     */
     @Override
     public void onMerge(MergeEvent event) {
-        detached.merged(event);
+        verifyMerge(event);
     }
 
     @Override
     public void onMerge(MergeEvent event, MergeContext copiedAlready) {
-        detached.merged(event);
+        verifyMerge(event);
+    }
+
+    private void verifyMerge(MergeEvent event) {
+        final Object[] read = detached.readOfMergedOriginal(event);
+        if (read == null) {
+            return;
+        }
+        final SharedSessionContractImplementor session = event.getSession();
+        // A routed connection, so that the unit's state exists (the merge may have loaded from a cache).
+        session.getJdbcCoordinator().getLogicalConnection().getPhysicalConnection();
+        final SessionRouting unit = SessionRouting.of(session);
+        if (unit == null) {
+            return;
+        }
+        final Object managed = event.getResult();
+        final EntityPersister persister = session.getEntityPersister(event.getEntityName(), managed);
+        final Object id = persister.getIdentifier(managed, session);
+        final Object[] current = unit.onPrimary(() -> DetachedReads.onThePrimary(persister, id, session));
+        final String changed = current == null ? null : DetachedReads.changed(persister, read, current, session);
+        if (current == null || !changed.isEmpty()) {
+            throw StaleReplicaReadException.merged(
+                    persister.getEntityName(), id, current == null ? "was deleted" : "changed (" + changed + ")");
+        }
+        detached.current(event.getOriginal());
+        detached.current(managed);
     }
 
     @Override
@@ -224,8 +254,7 @@ public final class ReplicaReadGuard
             return;
         }
         final EntityKey key = session.generateEntityKey(id, persister);
-        final boolean loadedHere = loadedState != null && unit.wasLoadedFromReplica(key);
-        if (!loadedHere && !detached.wasMergedFromReplicaRead(entity)) {
+        if (loadedState == null || !unit.wasLoadedFromReplica(key)) {
             return;
         }
         // From the primary, in this transaction, whatever the strategy: under STALE_READ the unit's
@@ -234,20 +263,10 @@ public final class ReplicaReadGuard
         if (current == null) {
             throw new StaleReplicaReadException(persister.getEntityName(), id, "was deleted");
         }
-        if (loadedHere) {
-            final String changed = DetachedReads.changed(
-                    persister, DetachedReads.kept(persister, loadedState, session), current, session);
-            if (!changed.isEmpty()) {
-                throw new StaleReplicaReadException(persister.getEntityName(), id, what + " (" + changed + ")");
-            }
-        }
-        // A merge of an instance an earlier unit of work read on a replica: its state is what is written.
-        final String changed = detached.changedSinceMergedRead(entity, current, persister, session);
-        if (changed != null && !changed.isEmpty()) {
-            throw new StaleReplicaReadException(
-                    persister.getEntityName(),
-                    id,
-                    what + " (" + changed + ") since an earlier unit of work read the instance merged here");
+        final String changed =
+                DetachedReads.changed(persister, DetachedReads.kept(persister, loadedState, session), current, session);
+        if (!changed.isEmpty()) {
+            throw new StaleReplicaReadException(persister.getEntityName(), id, what + " (" + changed + ")");
         }
         unit.verified(key);
         detached.current(entity);
