@@ -218,7 +218,7 @@ class CheckerMatrixIT {
     @EnabledIfSystemProperty(
             named = "it.matrix.probabilistic",
             matches = "true",
-            disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
+            disabledReason = "finds its defect in some runs, not all: run with -Dit.matrix.probabilistic=true")
     void checker_reportsReadYourWritesViolations_ofAMarkerWindowShorterThanTheLagBound() throws Exception {
         final Cell cell = redisCell("S5");
         final Result result = CellRunner.run(
@@ -248,7 +248,7 @@ class CheckerMatrixIT {
     @EnabledIfSystemProperty(
             named = "it.matrix.probabilistic",
             matches = "true",
-            disabledReason = "finds its defect in most runs, not all: run with -Dit.matrix.probabilistic=true")
+            disabledReason = "finds its defect in some runs, not all: run with -Dit.matrix.probabilistic=true")
     void checker_reportsReadYourWritesViolations_ofARedisThatEvictsMarkers_andNoneWithout() throws Exception {
         final Cell cell = redisCell("S4");
         // Paused standby1 stays eligible (a lag bound no run reaches), so only the markers keep the actors off
