@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.session;
 
 import io.github.hibernaterouting.routing.StaleReplicaReadException;
+import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,8 @@ public final class ReplicaReadGuard
         // A routed connection, so that the unit's state exists (the merge may have loaded from a cache).
         session.getJdbcCoordinator().getLogicalConnection().getPhysicalConnection();
         final SessionRouting unit = SessionRouting.of(session);
-        if (unit == null) {
+        if (unit == null || unit.strategy(null) == Strategy.REPLICA) {
+            // Under REPLICA nothing may reach the primary, and the write the merge prepares is refused anyway.
             return;
         }
         final Object managed = event.getResult();
