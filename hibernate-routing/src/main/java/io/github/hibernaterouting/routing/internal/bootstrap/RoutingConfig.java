@@ -6,6 +6,7 @@ import static io.github.hibernaterouting.routing.internal.bootstrap.SettingValue
 import io.github.hibernaterouting.routing.ConsistencySettings.ActorStamps;
 import io.github.hibernaterouting.routing.ReplicaSettings.LoadBalancing;
 import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
+import io.github.hibernaterouting.routing.ReplicaUrls;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings.TransactionMode;
 import io.github.hibernaterouting.routing.Strategy;
@@ -249,13 +250,8 @@ public final class RoutingConfig {
         final String key = settings.containsKey(REPLICA_URLS) ? REPLICA_URLS : ENV_REPLICA_URLS;
         final Set<String> urls = new LinkedHashSet<>();
         for (String url : ReplicaUrlList.split(raw.toString())) {
-            if (!url.startsWith("jdbc:postgresql:")) {
-                throw new RoutingConfigurationException(
-                        key,
-                        Masking.url(url),
-                        "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
-            }
-            refuseUserInfo(key, url);
+            ReplicaUrls.check(
+                    key, url, "comma-separated PostgreSQL JDBC URLs such as jdbc:postgresql://replica1:5432/app");
             if (url.equals(primaryUrl)) {
                 // A replica URL equal to the primary's means "no separate replica": share the primary pool.
                 continue;

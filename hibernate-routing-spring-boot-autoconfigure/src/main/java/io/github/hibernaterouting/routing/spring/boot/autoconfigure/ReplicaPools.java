@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.github.hibernaterouting.routing.ReplicaUrls;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -35,6 +36,10 @@ final class ReplicaPools {
             String primaryPassword,
             MeterRegistry registry) {
         final List<HibernateRoutingProperties.Replica> replicas = replicas(properties, environment);
+        // Where the URLs came from, for messages: the list, the library's environment variable, or replicas[n].
+        final String listedIn = !properties.getReplicaUrls().isEmpty()
+                ? "hibernate.routing.replica_urls"
+                : properties.getReplicas().isEmpty() ? ENV_REPLICA_URLS : null;
         final String replicaUser = properties.getReplicaUser() != null
                 ? properties.getReplicaUser()
                 : orElse(environment.apply(ENV_REPLICA_USER), primaryUser);
@@ -44,7 +49,7 @@ final class ReplicaPools {
         final List<HikariDataSource> pools = new ArrayList<>();
         try {
             for (int i = 0; i < replicas.size(); i++) {
-                pools.add(pool(replicas.get(i), i, replicaUser, replicaPassword, registry));
+                pools.add(pool(replicas.get(i), i, listedIn, replicaUser, replicaPassword, registry));
             }
         } catch (RuntimeException e) {
             pools.forEach(HikariDataSource::close);
@@ -87,19 +92,32 @@ final class ReplicaPools {
         return replicas;
     }
 
+    /**
+     * @param listedIn the property or environment variable that listed the replica's URL, or {@code null}
+     *     for {@code replicas[n]}
+     */
     private static HikariDataSource pool(
             HibernateRoutingProperties.Replica replica,
             int index,
+            String listedIn,
             String defaultUser,
             String defaultPassword,
             MeterRegistry registry) {
-        final String url = replica.getUrl() != null
+        final String key = listedIn != null
+                ? listedIn
+                : replica.getUrl() != null
+                        ? "hibernate.routing.replicas[" + index + "].url"
+                        : "hibernate.routing.replicas[" + index + "].hikari.jdbc-url";
+        final String given = replica.getUrl() != null
                 ? replica.getUrl()
                 : replica.getHikari().getJdbcUrl();
-        if (url == null || url.isBlank()) {
+        if (given == null || given.isBlank()) {
             throw new RoutingConfigurationException(
                     "hibernate.routing.replicas[" + index + "].url", "", "the JDBC URL of the replica");
         }
+        // The library's own checks, before HikariCP sees the URL: it would log a URL's user-info, password
+        // included, and answer a wrong prefix with "No suitable driver".
+        final String url = ReplicaUrls.check(key, given, ReplicaUrls.EXPECTED);
         final HikariConfig config = replica.getHikari();
         config.setJdbcUrl(url);
         if (replica.getUsername() != null) {

@@ -67,6 +67,40 @@ class ReplicaPoolsTest {
     }
 
     @Test
+    void aReplicaUrlWithUserInfo_isRefusedBeforeHikariCpSeesIt_namingTheProperty_withThePasswordMasked() {
+        for (Map<String, String> properties : List.of(
+                Map.of("hibernate.routing.replica_urls", "jdbc:postgresql://shop:s3cret-pw@127.0.0.1:5432/shop"),
+                Map.of("hibernate.routing.replicas[0].url", "jdbc:postgresql://shop:s3cret-pw@127.0.0.1:5432/shop"))) {
+            assertThatThrownBy(() -> ReplicaPools.build(bind(properties), name -> null, "app", "secret", null))
+                    .isInstanceOf(RoutingConfigurationException.class)
+                    .hasMessageContaining(properties.keySet().iterator().next())
+                    .hasMessageContaining("without user-info")
+                    .hasMessageNotContaining("s3cret-pw");
+        }
+        assertThatThrownBy(() -> ReplicaPools.build(
+                        bind(Map.of()),
+                        Map.of("HIBERNATE_ROUTING_REPLICA_URLS", "jdbc:postgresql://shop:s3cret-pw@r1/shop")::get,
+                        "app",
+                        "secret",
+                        null))
+                .hasMessageContaining("HIBERNATE_ROUTING_REPLICA_URLS")
+                .hasMessageNotContaining("s3cret-pw");
+    }
+
+    @Test
+    void aMalformedReplicaUrl_isRefusedNamingThePropertyAndTheExpectedPrefix() {
+        assertThatThrownBy(() -> ReplicaPools.build(
+                        bind(Map.of("hibernate.routing.replicas[0].url", "jdbc:postgressql://r1/app")),
+                        name -> null,
+                        "app",
+                        "secret",
+                        null))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining("hibernate.routing.replicas[0].url")
+                .hasMessageContaining("jdbc:postgresql:");
+    }
+
+    @Test
     void theLibrarysEnvironmentVariables_areTheFallback() {
         final Map<String, String> environment = Map.of(
                 "HIBERNATE_ROUTING_REPLICA_URLS", "jdbc:postgresql://r1/app",
