@@ -3,6 +3,7 @@ package io.github.hibernaterouting.routing.it;
 import static io.github.hibernaterouting.routing.it.RoutingItSupport.emf;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.countOnPrimary;
+import static io.github.hibernaterouting.testing.RoutingTestSupport.longOnPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -48,6 +49,28 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EscalationAndTransactionsIT extends RoutingFixture {
     @RegisterExtension
     static final PostgresClusterExtension DB = PostgresClusterExtension.withStandbys(2);
+
+    /**
+     * A write inside a read-only transaction (Spring's {@code @Transactional(readOnly = true)} marks the
+     * connection read-only) goes to the primary, as any write, in a transaction read-only there too: the
+     * primary refuses it (SQLSTATE 25006), as it would without the library, and nothing is written.
+     */
+    @Test
+    void aWriteInsideAReadOnlyTransaction_isRefusedByThePrimary_andWritesNothing() throws SQLException {
+        final long id = createNote("kept");
+        try (EntityManager em = emf.createEntityManager()) {
+            em.unwrap(Session.class).doWork(connection -> connection.setReadOnly(true));
+            em.getTransaction().begin();
+            assertThatThrownBy(() -> em.createNativeQuery("update note set text = 'written' where id = " + id)
+                            .executeUpdate())
+                    .satisfies(e -> assertThat(RoutingItSupport.causeOfType(e, SQLException.class)
+                                    .getSQLState())
+                            .isEqualTo("25006"));
+            em.getTransaction().rollback();
+        }
+        assertThat(longOnPrimary(cluster, "select count(*) from note where text = 'kept' and id = " + id))
+                .isEqualTo(1);
+    }
 
     @Test
     void write_goesToPrimary_andLaterReadsInTheSameSessionToo() throws SQLException {

@@ -11,8 +11,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -116,6 +119,37 @@ class SpringBootSampleIT {
                 .isEqualTo(404);
         assertThat(bobReads.headers().firstValue("X-Served-By").orElseThrow()).startsWith("replica");
 
+        // As the README shows: alice's token has the form its example has, and each token sent in the README's
+        // commands gets the answer printed under the command.
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        assertThat(token).matches("rl1\\.[0-9a-f]{16}");
+        final List<String> readme = Files.readAllLines(Path.of("README.md"));
+        final Pattern sent = Pattern.compile("-H 'X-Consistency-Token: ([^']+)'");
+        int examples = 0;
+        for (int i = 0; i < readme.size(); i++) {
+            final String line = readme.get(i);
+            if (line.startsWith("X-Consistency-Token: ")) {
+                examples++;
+                assertThat(line.substring("X-Consistency-Token: ".length()))
+                        .as("README.md line %d", i + 1)
+                        .matches("rl1\\.[0-9a-f]{16}");
+            }
+            final Matcher command = sent.matcher(line);
+            if (command.find() && i + 1 < readme.size() && readme.get(i + 1).startsWith("HTTP/1.1 ")) {
+                examples++;
+                final String example = command.group(1);
+                // The README's note is alice's: her token where it shows one.
+                final String value = example.matches("rl1\\.[0-9a-f]{16}") ? token : example;
+                final int expected = Integer.parseInt(
+                        readme.get(i + 1).substring("HTTP/1.1 ".length()).trim());
+                assertThat(send("bob", "GET", "/api/notes/" + id.group(1), null, "X-Consistency-Token", value)
+                                .statusCode())
+                        .as("README.md line %d: %s", i + 1, line)
+                        .isEqualTo(expected);
+            }
+        }
+        assertThat(examples).as("README.md's token examples").isGreaterThanOrEqualTo(3);
+
         final HttpResponse<String> fresh = send("bob", "GET", "/api/notes/" + id.group(1) + "/fresh", null);
         assertThat(fresh.statusCode()).isEqualTo(200);
         assertThat(fresh.headers().firstValue("X-Served-By")).contains("primary");
@@ -133,7 +167,8 @@ class SpringBootSampleIT {
         assertThat(health.body()).contains("\"primary\"", "\"replica1\"", "\"replica2\"");
     }
 
-    private static HttpResponse<String> send(String user, String method, String path, String json) throws Exception {
+    private static HttpResponse<String> send(String user, String method, String path, String json, String... headers)
+            throws Exception {
         final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .method(
                         method,
@@ -147,6 +182,9 @@ class SpringBootSampleIT {
                     "Basic "
                             + Base64.getEncoder()
                                     .encodeToString((user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)));
+        }
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
         }
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.RoutingSettingNames;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -57,7 +58,8 @@ final class LibrarySettings {
                 throw refused(
                         written,
                         "a key of hibernate-routing's configuration page, or one of the starter's (replica_urls,"
-                                + " replica_user, replica_password, replicas[n].*, web.*): this one is neither");
+                                + " replica_user, replica_password, replicas[n].*, web.*): this one is neither; did you"
+                                + " mean '" + RoutingSettingNames.closest(written) + "'?");
             }
             if (key.startsWith(RoutingSettings.PREFIX + "primary.")
                     || key.startsWith(RoutingSettings.PREFIX + "replica.")) {

@@ -54,6 +54,16 @@ class LibrarySettingsTest {
     }
 
     @Test
+    void aMisspeltKey_namesTheSettingItIsClosestTo() {
+        final MockEnvironment environment = new MockEnvironment().withProperty("hibernate.routing.stratgy", "PRIMARY");
+
+        assertThatThrownBy(() -> LibrarySettings.from(environment))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageStartingWith("Invalid value '(not shown)' for 'hibernate.routing.stratgy'")
+                .hasMessageContaining("did you mean 'hibernate.routing.strategy'?");
+    }
+
+    @Test
     void aPoolSetting_failsNamingWhereToSizeThePools() {
         final MockEnvironment environment =
                 new MockEnvironment().withProperty("hibernate.routing.replica.maximum_pool_size", "4");
