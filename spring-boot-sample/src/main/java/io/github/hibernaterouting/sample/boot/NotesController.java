@@ -8,6 +8,8 @@ import java.net.URI;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -37,9 +39,13 @@ public class NotesController {
     public record NoteInput(String text) {}
 
     @PostMapping("/api/notes")
-    public ResponseEntity<NoteJson> create(@RequestBody NoteInput input, Principal user) {
+    public ResponseEntity<?> create(@RequestBody NoteInput input, Principal user) {
         if (input == null || input.text() == null || input.text().isBlank()) {
-            return ResponseEntity.badRequest().build();
+            // A problem-details body (RFC 9457) that names the field, as Spring Boot's own errors are.
+            final ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.BAD_REQUEST, "The body needs a non-blank \"text\" field, such as {\"text\":\"hello\"}");
+            problem.setProperty("field", "text");
+            return ResponseEntity.of(problem).build();
         }
         final Note note = notes.create(user.getName(), input.text());
         return ResponseEntity.created(URI.create("/api/notes/" + note.getId())).body(NoteJson.of(note));

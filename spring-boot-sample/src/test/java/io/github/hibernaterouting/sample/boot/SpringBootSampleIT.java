@@ -161,6 +161,20 @@ class SpringBootSampleIT {
     }
 
     @Test
+    void aBodyWithoutText_isA400WithProblemDetailsNamingTheField() throws Exception {
+        for (String body : List.of("{\"txt\":\"hello\"}", "{\"text\":\" \"}", "not json")) {
+            final HttpResponse<String> refused = send("alice", "POST", "/api/notes", body);
+            assertThat(refused.statusCode()).as(body).isEqualTo(400);
+            assertThat(refused.headers().firstValue("Content-Type"))
+                    .as(body)
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(refused.body()).as(body).contains("\"status\":400");
+        }
+        assertThat(send("alice", "POST", "/api/notes", "{\"txt\":\"hello\"}").body())
+                .contains("\"field\":\"text\"");
+    }
+
+    @Test
     void health_showsThePrimaryAndBothReplicas() throws Exception {
         final HttpResponse<String> health = send(null, "GET", "/actuator/health/hibernateRouting", null);
         assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
