@@ -109,6 +109,21 @@ public final class RoutingTestSupport {
         }
     }
 
+    /**
+     * The settings of a Redis marker at {@code uri} with a {@code window} shorter than the lag bound,
+     * which the bootstrap refuses unless {@code allow_short_window} accepts it: for tests that watch
+     * markers expire.
+     */
+    public static Map<String, Object> redisWithShortWindow(String uri, String window) {
+        return Map.of(
+                RoutingSettings.REDIS_URI,
+                uri,
+                RoutingSettings.REDIS_WINDOW,
+                window,
+                RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
+                "true");
+    }
+
     /** A single number queried on the primary directly, bypassing the library. */
     public static long longOnPrimary(PostgresCluster cluster, String sql) throws SQLException {
         try (Connection c = cluster.connect(cluster.primary());

@@ -24,6 +24,7 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -532,15 +533,7 @@ class FaultIT {
             throws Exception {
         final Node primary = cluster.primary();
         final String actor = "redis-actor-" + UUID.randomUUID();
-        final EntityManagerFactory emf = emf(
-                cluster,
-                Map.of(
-                        RoutingSettings.REDIS_URI,
-                        redis.uri(),
-                        RoutingSettings.REDIS_WINDOW,
-                        "1s",
-                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
-                        "true"));
+        final EntityManagerFactory emf = emf(cluster, RoutingTestSupport.redisWithShortWindow(redis.uri(), "1s"));
         try (emf) {
             // A Redis that has just started has no data: for one window (1 s here) actors read from the primary.
             awaitActorReadsOnStandbys(emf, actor, Duration.ofSeconds(1));

@@ -20,6 +20,7 @@ import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StampedWork;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
+import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
@@ -528,15 +529,7 @@ class ReadYourWritesIT {
 
     @Test
     void redisDown_readsUseThePrimary_andMutationsAreRejectedBeforeAnySql_thenBothRecover() throws Exception {
-        final EntityManagerFactory withRedis = emf(
-                cluster,
-                Map.of(
-                        RoutingSettings.REDIS_URI,
-                        redis.uri(),
-                        RoutingSettings.REDIS_WINDOW,
-                        "1s",
-                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
-                        "true"));
+        final EntityManagerFactory withRedis = emf(cluster, RoutingTestSupport.redisWithShortWindow(redis.uri(), "1s"));
         try (withRedis) {
             awaitActorReadsOnReplicas(withRedis, "carol");
             redis.stop();
@@ -733,15 +726,7 @@ class ReadYourWritesIT {
 
     @Test
     void redisThatLostItsData_sendsActorsToThePrimaryForOneWindow() throws Exception {
-        final EntityManagerFactory withRedis = emf(
-                cluster,
-                Map.of(
-                        RoutingSettings.REDIS_URI,
-                        redis.uri(),
-                        RoutingSettings.REDIS_WINDOW,
-                        "2s",
-                        RoutingSettings.REDIS_ALLOW_SHORT_WINDOW,
-                        "true"));
+        final EntityManagerFactory withRedis = emf(cluster, RoutingTestSupport.redisWithShortWindow(redis.uri(), "2s"));
         try (withRedis;
                 RedisClient client = RedisClient.create(redis.uri());
                 StatefulRedisConnection<String, String> connection = client.connect()) {

@@ -13,6 +13,10 @@ import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.RedisServer;
 import java.io.IOException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -170,6 +174,16 @@ class CheckerMatrixIT {
                 .noneMatch(detail -> detail.startsWith("versioned "));
     }
 
+    /** A self-test that finds its defect in some runs, not all: only with {@code -Dit.matrix.probabilistic=true}. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @Test
+    @EnabledIfSystemProperty(
+            named = "it.matrix.probabilistic",
+            matches = "true",
+            disabledReason = "finds its defect in some runs, not all: run with -Dit.matrix.probabilistic=true")
+    @interface ProbabilisticSelfTest {}
+
     /** A plan for the self-tests below: standby1's replay paused, a lag bound no run reaches, no other fault. */
     private static Plan pausedStandbyPlan(Map<String, Object> overrides) {
         final Map<String, Object> all = new java.util.HashMap<>();
@@ -214,11 +228,7 @@ class CheckerMatrixIT {
      * lag bound. Once a marker expires, a standby without the actor's write but within the bound serves the
      * actor through the other instance: the checker must report read-your-writes violations.
      */
-    @Test
-    @EnabledIfSystemProperty(
-            named = "it.matrix.probabilistic",
-            matches = "true",
-            disabledReason = "finds its defect in some runs, not all: run with -Dit.matrix.probabilistic=true")
+    @ProbabilisticSelfTest
     void checker_reportsReadYourWritesViolations_ofAMarkerWindowShorterThanTheLagBound() throws Exception {
         final Cell cell = redisCell("S5");
         final Result result = CellRunner.run(
@@ -244,11 +254,7 @@ class CheckerMatrixIT {
      * key stays, as an eviction leaves them. The checker must report read-your-writes violations; the same
      * run without the evictions must not (the window, 10 s, outlasts the run, so nothing else ends a marker).
      */
-    @Test
-    @EnabledIfSystemProperty(
-            named = "it.matrix.probabilistic",
-            matches = "true",
-            disabledReason = "finds its defect in some runs, not all: run with -Dit.matrix.probabilistic=true")
+    @ProbabilisticSelfTest
     void checker_reportsReadYourWritesViolations_ofARedisThatEvictsMarkers_andNoneWithout() throws Exception {
         final Cell cell = redisCell("S4");
         // Paused standby1 stays eligible (a lag bound no run reaches), so only the markers keep the actors off
