@@ -45,7 +45,8 @@ class ConfigurationMetadataTest {
                         "hibernate.routing.web.enabled",
                         "hibernate.routing.web.filter-order",
                         "hibernate.routing.web.rules",
-                        "hibernate.routing.web.require-actor");
+                        "hibernate.routing.web.require-actor",
+                        "management.health.hibernate-routing.strict");
     }
 
     private static Set<String> names() throws IOException {
