@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +70,9 @@ public final class RedisMarker implements AutoCloseable {
     private final String idPrefix = String.format(Locale.ROOT, "%016x-", new SecureRandom().nextLong());
 
     private final AtomicLong ids = new AtomicLong();
+    /** Held while the connection is made or replaced. */
+    private final ReentrantLock connecting = new ReentrantLock();
+
     private volatile Link link;
     private volatile long lastAttempt;
     private volatile boolean closed;
@@ -226,7 +230,11 @@ public final class RedisMarker implements AutoCloseable {
         if (current != null && current.connection().isOpen()) {
             return current;
         }
-        synchronized (this) {
+        // A lock, not a monitor: the thread that connects waits here up to the timeout while Redis is unreachable,
+        // and a virtual thread holding a monitor there would pin its carrier (JDK 21 to 23), as would every
+        // virtual thread waiting for it.
+        connecting.lock();
+        try {
             if (link != null && !link.connection().isOpen()) {
                 drop(link);
             }
@@ -258,13 +266,20 @@ public final class RedisMarker implements AutoCloseable {
             LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
             warnIfEvicting(connection);
             return link;
+        } finally {
+            connecting.unlock();
         }
     }
 
     /** Closes a connection that broke, unless it was replaced already; the next command makes a new one. */
-    private synchronized void drop(Link broken) {
-        if (link == broken) {
-            link = null;
+    private void drop(Link broken) {
+        connecting.lock();
+        try {
+            if (link == broken) {
+                link = null;
+            }
+        } finally {
+            connecting.unlock();
         }
         broken.connection().closeAsync();
     }
@@ -326,10 +341,13 @@ public final class RedisMarker implements AutoCloseable {
     @Override
     public void close() {
         final Link current;
-        synchronized (this) {
+        connecting.lock();
+        try {
             closed = true;
             current = link;
             link = null;
+        } finally {
+            connecting.unlock();
         }
         if (current != null) {
             current.connection().close();
