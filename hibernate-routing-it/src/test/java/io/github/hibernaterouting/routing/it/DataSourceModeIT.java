@@ -135,6 +135,60 @@ class DataSourceModeIT {
         }
     }
 
+    /**
+     * A replica data source the library did not build gives connections whose transactions are
+     * read-only only where pgjdbc's {@code setReadOnly} reaches (inside a transaction, by default):
+     * the library makes each one's session read-only on its first read, in auto-commit mode and
+     * after a transaction that rolled back too, and leaves the primary's alone.
+     */
+    @Test
+    void suppliedReplicaDataSource_isReadOnlyAtTheSessionLevel_afterItsFirstRead() throws SQLException {
+        final HikariConfig config = new HikariConfig();
+        config.setPoolName("app-replica-one-connection");
+        config.setJdbcUrl(cluster.standby(1).jdbcUrl());
+        config.setUsername(cluster.user());
+        config.setPassword(cluster.password());
+        // One connection: the one the library read on is the one asked below.
+        config.setMaximumPoolSize(1);
+        final HikariDataSource replica = new HikariDataSource(config);
+        pools.add(replica);
+        assertThat(defaultReadOnly(replica)).as("before the library used it").isEqualTo("off");
+
+        final Map<String, Object> sources = new HashMap<>();
+        sources.put("hibernate.connection.datasource", primary);
+        sources.put(RoutingSettings.REPLICA_DATASOURCES, List.of(replica));
+        try (EntityManagerFactory emf = emf(sources)) {
+            RoutingTestSupport.awaitReplicasUp(emf);
+            // First read in a transaction that rolls back: what the library sets must outlive it.
+            try (EntityManager em = emf.createEntityManager()) {
+                em.getTransaction().begin();
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as(routingState(emf))
+                        .isFalse();
+                em.getTransaction().rollback();
+            }
+            assertThat(defaultReadOnly(replica)).isEqualTo("on");
+            try (EntityManager em = emf.createEntityManager()) {
+                // An auto-commit read.
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as(routingState(emf))
+                        .isFalse();
+            }
+            assertThat(defaultReadOnly(replica)).isEqualTo("on");
+            assertThat(defaultReadOnly(primary)).as("the primary's connections").isEqualTo("off");
+        }
+    }
+
+    /** {@code default_transaction_read_only} of a connection of {@code pool}, asked past the library. */
+    private static String defaultReadOnly(HikariDataSource pool) throws SQLException {
+        try (java.sql.Connection connection = pool.getConnection();
+                java.sql.Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("show default_transaction_read_only")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     @Test
     void jndiNames_areLookedUpThroughHibernatesJndiService() {
         MapJndi.bind("java:comp/env/jdbc/primary", primary);

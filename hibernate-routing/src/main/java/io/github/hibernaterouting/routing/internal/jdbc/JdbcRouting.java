@@ -21,7 +21,7 @@ public final class JdbcRouting {
      * Makes a replica connection read-only for every transaction on it: run once on each new replica
      * connection, and again on one that a carried setting may have made writable.
      */
-    public static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+    public static final String READ_ONLY_SESSION = ReplicaSet.READ_ONLY_SESSION;
 
     private final SqlClassifier classifier;
     private final DataSource primary;

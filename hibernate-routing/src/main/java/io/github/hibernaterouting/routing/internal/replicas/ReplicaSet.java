@@ -19,6 +19,12 @@ import javax.sql.DataSource;
  * {@link #close()} stops it (it does not close the replicas' connection sources).
  */
 public final class ReplicaSet implements AutoCloseable {
+    /**
+     * Makes a session's transactions read-only by default: run on every replica connection, by the
+     * library's own pools when they open one, on its first read for any other.
+     */
+    public static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+
     private final List<ReplicaNode> nodes;
     private final LagBounds bounds;
     private final ServerProbe primaryProbe;

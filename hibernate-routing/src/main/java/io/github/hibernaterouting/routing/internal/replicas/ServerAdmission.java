@@ -161,9 +161,11 @@ final class ServerAdmission {
     /** Runs the health check's query on {@code physical} and records what its server says. */
     private BackendServer check(ReplicaNode node, Connection physical) throws SQLException {
         final BackendServer server;
+        final boolean readOnlyByDefault;
         try (Statement statement = physical.createStatement();
                 ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
             rs.next();
+            readOnlyByDefault = "on".equals(rs.getString(12));
             final String address = rs.getString(9);
             server = node.servers()
                     .server(WalPositions.serverKey(rs), address == null ? "local" : address, rs.getInt(10));
@@ -177,8 +179,41 @@ final class ServerAdmission {
         } finally {
             endTransaction(physical);
         }
+        if (!readOnlyByDefault && server.problem() == null && (server.inRecovery() || !bounds.checkRecovery())) {
+            readOnlySession(physical);
+        }
         node.servers().remember(physical, server);
         return server;
+    }
+
+    /**
+     * Makes the session of {@code physical}, a connection of a server that serves reads, read-only
+     * by default, as the library's own replica pools make theirs when they open one (defence in
+     * depth: even a routing bug cannot write through it, in auto-commit mode too, where pgjdbc's
+     * {@code setReadOnly} does nothing by default). For data sources the library did not build (its
+     * {@code replica_datasources}, JNDI, the Spring Boot starter's): once per physical connection, on
+     * its first read, outside any transaction, so that no rollback undoes it. Not for a server that
+     * is not in recovery while recovery is checked: a replica data source that reaches the primary
+     * (one pool configured for both) is refused for reads and its connections are left as they are.
+     */
+    private static void readOnlySession(Connection physical) throws SQLException {
+        final boolean autoCommit = physical.getAutoCommit();
+        if (!autoCommit) {
+            try {
+                physical.setAutoCommit(true);
+            } catch (SQLException enlisted) {
+                // A JTA data source that enlisted the connection in the global transaction: the read
+                // fails next, naming the fix (the replica data source must not be transactional).
+                return;
+            }
+        }
+        try (Statement statement = physical.createStatement()) {
+            statement.execute(ReplicaSet.READ_ONLY_SESSION);
+        } finally {
+            if (!autoCommit) {
+                physical.setAutoCommit(false);
+            }
+        }
     }
 
     private static long replayPosition(Connection physical) throws SQLException {

@@ -198,7 +198,9 @@ final class FakeServer {
                             null,
                             "127.0.0.1",
                             5432,
-                            "2026-01-01 00:00:00+00"
+                            "2026-01-01 00:00:00+00",
+                            // default_transaction_read_only, as the library's own replica pools set it
+                            "on"
                         }
                     });
                 }
