@@ -45,7 +45,10 @@ class ConfigurationMetadataTest {
                         "hibernate.routing.web.enabled",
                         "hibernate.routing.web.filter-order",
                         "hibernate.routing.web.rules",
-                        "hibernate.routing.web.require-actor");
+                        "hibernate.routing.web.require-actor",
+                        "hibernate.routing.web.consistency-cookie.name",
+                        "hibernate.routing.web.consistency-cookie.max-age",
+                        "hibernate.routing.web.consistency-cookie.secure");
     }
 
     private static Set<String> names() throws IOException {
