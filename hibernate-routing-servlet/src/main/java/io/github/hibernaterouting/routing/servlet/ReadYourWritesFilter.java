@@ -7,9 +7,11 @@ import io.github.hibernaterouting.routing.ReadYourWrites;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.servlet.internal.BufferedResponse;
+import io.github.hibernaterouting.routing.servlet.internal.ConsistencyCookie;
 import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
 import io.github.hibernaterouting.routing.servlet.internal.FilterInitParams;
 import io.github.hibernaterouting.routing.servlet.internal.RequestRouting;
+import io.github.hibernaterouting.routing.servlet.internal.RequestedFreshness;
 import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders;
 import io.github.hibernaterouting.routing.servlet.internal.RoutingHeaders.InvalidHeaderException;
 import io.github.hibernaterouting.routing.servlet.spi.Actor;
@@ -67,8 +69,9 @@ import org.slf4j.MDC;
  * such as {@code GET /auth/**=PRIMARY, /reports/*=STALE_READ}), {@code require-actor}
  * ({@code true} answers {@code 401} to requests without an actor), {@code mutation-buffer-limit} (bytes
  * of a mutation's response held in memory until the stamp advanced; default 1 MiB, the rest waits in
- * a temporary file). Unknown init-params and bad values
- * fail {@link #init}. Thread-safe once initialised.
+ * a temporary file), {@code consistency-cookie} (read-your-writes without an actor: the commit's token in a cookie,
+ * honoured like {@value #CONSISTENCY_TOKEN_HEADER}; off by default), {@code consistency-cookie-max-age} and
+ * {@code -secure}. Unknown init-params and bad values fail {@link #init}. Thread-safe once initialised.
  */
 public final class ReadYourWritesFilter implements Filter {
     /** Servlet context attribute holding the persistence unit's {@link EntityManagerFactory}. */
@@ -82,6 +85,12 @@ public final class ReadYourWritesFilter implements Filter {
     public static final String REQUIRE_ACTOR_PARAM = FilterInitParams.REQUIRE_ACTOR;
     /** Init-param: bytes of a mutation's response held in memory, at most (default 1 MiB); the rest waits on disk. */
     public static final String MUTATION_BUFFER_LIMIT_PARAM = FilterInitParams.MUTATION_BUFFER_LIMIT;
+    /** Init-param: name of the consistency cookie, which switches it on; default off. */
+    public static final String CONSISTENCY_COOKIE_PARAM = FilterInitParams.CONSISTENCY_COOKIE;
+    /** Init-param: the consistency cookie's {@code Max-Age} in whole seconds, 1 to 86400; default 60. */
+    public static final String CONSISTENCY_COOKIE_MAX_AGE_PARAM = FilterInitParams.CONSISTENCY_COOKIE_MAX_AGE;
+    /** Init-param: {@code true} marks the consistency cookie {@code Secure} always, not only on secure requests. */
+    public static final String CONSISTENCY_COOKIE_SECURE_PARAM = FilterInitParams.CONSISTENCY_COOKIE_SECURE;
 
     /** Request header with a position reads must reflect; response header with a mutation's commit position. */
     public static final String CONSISTENCY_TOKEN_HEADER = RoutingHeaders.CONSISTENCY_TOKEN;
@@ -103,6 +112,7 @@ public final class ReadYourWritesFilter implements Filter {
     private volatile EndpointRules rules;
     private volatile Boolean requireActor;
     private volatile int mutationBufferLimit = BufferedResponse.DEFAULT_MEMORY_LIMIT;
+    private volatile ConsistencyCookie cookie;
 
     /** For {@code web.xml} and the web fragment: the persistence unit comes from {@value #ENTITY_MANAGER_FACTORY}. */
     public ReadYourWritesFilter() {}
@@ -149,6 +159,7 @@ public final class ReadYourWritesFilter implements Filter {
         rules = params.rules(rules);
         requireActor = params.requireActor(requireActor);
         mutationBufferLimit = params.mutationBufferLimit(mutationBufferLimit);
+        cookie = params.consistencyCookie();
         entityManagerFactory = params.entityManagerFactory(entityManagerFactory, ENTITY_MANAGER_FACTORY);
         LOG.debug(
                 "Filter '{}' routes requests; actor resolver {}, {} endpoint rules",
@@ -195,15 +206,15 @@ public final class ReadYourWritesFilter implements Filter {
         }
         final String method = request.getMethod();
         final boolean mutation = !EndpointRules.SAFE_METHODS.contains(method);
-        final ConsistencyToken requested;
-        final boolean forcePrimary;
-        final boolean strong;
+        final RequestedFreshness asked;
         try {
-            requested = RoutingHeaders.minimum(request.getHeaders(CONSISTENCY_TOKEN_HEADER));
-            forcePrimary = RoutingHeaders.forcePrimary(request.getHeaders(FORCE_PRIMARY_HEADER));
-            strong = RoutingHeaders.strongConsistency(request.getHeaders(CONSISTENCY_HEADER));
+            asked = RequestedFreshness.of(request, cookie);
         } catch (InvalidHeaderException e) {
             LOG.debug("Invalid {} header: 400", e.header());
+            if (ConsistencyCookie.HEADER.equals(e.header())) {
+                // Else the client, a browser that sends the cookie by itself, would get nothing but 400s.
+                cookie.clear(request, response);
+            }
             answer(response, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
             return;
         }
@@ -215,17 +226,17 @@ public final class ReadYourWritesFilter implements Filter {
                     "Authentication required: this request has no authenticated user.");
             return;
         }
-        if (!primaryReached(response, requested)) {
+        if (!primaryReached(request, response, asked)) {
             return;
         }
-        final RequestRouting routing = decide(request, method, mutation, forcePrimary, strong);
+        final RequestRouting routing = decide(request, method, mutation, asked.forcePrimary(), asked.strong());
         final RoutingScope outer = RoutingScope.current();
         final RoutingScope scope = RoutingScope.builder()
                 .strategy(routing.strategy())
                 // What the client asked for is a floor: no query hint, EntityManager property or
                 // annotation of the application may weaken it.
-                .floor(forcePrimary || strong ? Strategy.PRIMARY : null)
-                .floor(requested)
+                .floor(asked.forcePrimary() || asked.strong() ? Strategy.PRIMARY : null)
+                .floor(asked.token())
                 .actor(actor == null ? null : actor.key())
                 .minimum(actor == null ? null : actor.stamp())
                 .open();
@@ -258,17 +269,21 @@ public final class ReadYourWritesFilter implements Filter {
     }
 
     /** Whether the primary has reached the client's token (or there is none); else answers 400, or 503 if unknown. */
-    private boolean primaryReached(HttpServletResponse response, ConsistencyToken requested) throws IOException {
+    private boolean primaryReached(HttpServletRequest request, HttpServletResponse response, RequestedFreshness asked)
+            throws IOException {
         try {
-            ReadYourWrites.checkToken(entityManagerFactory(), requested);
+            ReadYourWrites.checkToken(entityManagerFactory(), asked.token());
             return true;
         } catch (InvalidConsistencyTokenException e) {
-            LOG.debug("{} ahead of the primary: 400", CONSISTENCY_TOKEN_HEADER);
+            LOG.debug("Consistency token ahead of the primary: 400");
+            if (asked.tokenFromCookie()) {
+                // After a failover to a primary behind the cookie, the client's next request goes through.
+                cookie.clear(request, response);
+            }
             answer(
                     response,
                     HttpServletResponse.SC_BAD_REQUEST,
-                    RoutingHeaders.refusedToken(requested.toString(), e.reason())
-                            .getMessage());
+                    asked.refusedToken(cookie, e.reason()).getMessage());
         } catch (JDBCException e) {
             LOG.warn("Could not check a {} against the primary: {}", CONSISTENCY_TOKEN_HEADER, e.getMessage());
             response.setHeader("Retry-After", "1");
@@ -320,19 +335,20 @@ public final class ReadYourWritesFilter implements Filter {
             buffered.discard();
             ReadYourWrites.mutationEnded(entityManagerFactory());
             // The library refuses a write whose marker it could not store (Redis went away after our own marker).
-            if (causedBy(e, ConsistencyMarkerException.class) && !response.isCommitted()) {
+            final Throwable refused = cause(e, ConsistencyMarkerException.class);
+            if (refused != null && !response.isCommitted()) {
                 response.reset();
                 response.setHeader(REQUEST_ID_HEADER, MDC.get(MDC_REQUEST_ID));
-                markerUnavailable(response, (ConsistencyMarkerException) cause(e, ConsistencyMarkerException.class));
+                markerUnavailable(response, (ConsistencyMarkerException) refused);
                 return;
             }
-            addToken(response, scope);
+            addToken(request, response, scope);
             throw e;
         }
         // The library advanced the actor's stamp when the handler's transaction committed; only now may the client see
         // the answer. A mutation that committed nothing ends its pending marker first.
         ReadYourWrites.mutationEnded(entityManagerFactory());
-        addToken(response, scope);
+        addToken(request, response, scope);
         if (request.isAsyncStarted()) {
             LOG.debug(
                     "Asynchronous mutation: its response is released when the handler returns, later writes pass through");
@@ -340,10 +356,13 @@ public final class ReadYourWritesFilter implements Filter {
         buffered.release();
     }
 
-    private static void addToken(HttpServletResponse response, RoutingScope scope) {
+    private void addToken(HttpServletRequest request, HttpServletResponse response, RoutingScope scope) {
         final ConsistencyToken commit = scope.lastCommit();
         if (commit != null && !response.isCommitted()) {
             response.setHeader(CONSISTENCY_TOKEN_HEADER, commit.toString());
+            if (cookie != null) {
+                cookie.set(request, response, commit);
+            }
         }
     }
 
@@ -388,10 +407,6 @@ public final class ReadYourWritesFilter implements Filter {
             throw new IllegalStateException("ReadYourWritesFilter was not initialised: no EntityManagerFactory");
         }
         return emf;
-    }
-
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        return cause(e, type) != null;
     }
 
     private static Throwable cause(Throwable e, Class<? extends Throwable> type) {

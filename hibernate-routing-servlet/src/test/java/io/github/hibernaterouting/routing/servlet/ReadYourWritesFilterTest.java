@@ -65,7 +65,8 @@ class ReadYourWritesFilterTest {
         assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of("rule", "/x=PRIMARY"), null)))
                 .isInstanceOf(ServletException.class)
                 .hasMessageContaining("'rule'")
-                .hasMessageContaining("actor-resolver, mutation-buffer-limit, require-actor, rules");
+                .hasMessageContaining("actor-resolver, consistency-cookie, consistency-cookie-max-age, "
+                        + "consistency-cookie-secure, mutation-buffer-limit, require-actor, rules");
     }
 
     @Test
@@ -102,5 +103,63 @@ class ReadYourWritesFilterTest {
         assertThatThrownBy(() -> new ReadYourWritesFilter().rules("POST /x=STALE_READ"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("mutations");
+    }
+
+    @Test
+    void consistencyCookieNameThatIsNotACookieName_failsInitNamingTheInitParamAndTheForm() {
+        for (String bad : java.util.List.of("", "rl token", "rl;x", "rl=x", "x".repeat(101), "r\u00e9")) {
+            assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of("consistency-cookie", bad), null)))
+                    .as(bad)
+                    .isInstanceOf(ServletException.class)
+                    .hasMessageContaining("'consistency-cookie'")
+                    .hasMessageContaining("such as rl-consistency");
+        }
+    }
+
+    @Test
+    void consistencyCookieMaxAgeOutsideOneSecondToADay_failsInitNamingTheInitParamAndTheRange() {
+        for (String bad : java.util.List.of("0", "-1", "60s", "86401", "999999")) {
+            assertThatThrownBy(() -> new ReadYourWritesFilter()
+                            .init(config(
+                                    Map.of("consistency-cookie", "rl-consistency", "consistency-cookie-max-age", bad),
+                                    null)))
+                    .as(bad)
+                    .isInstanceOf(ServletException.class)
+                    .hasMessageContaining("'consistency-cookie-max-age'")
+                    .hasMessageContaining("1 to 86400");
+        }
+    }
+
+    @Test
+    void consistencyCookieSecure_acceptsOnlyTrueOrFalse() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter()
+                        .init(config(
+                                Map.of("consistency-cookie", "rl-consistency", "consistency-cookie-secure", "yes"),
+                                null)))
+                .hasMessageContaining("'consistency-cookie-secure'")
+                .hasMessageContaining("'true' or 'false'");
+    }
+
+    @Test
+    void consistencyCookieOptionsWithoutTheCookiesName_failInitSayingTheyHaveNoEffect() {
+        for (String option : java.util.List.of("consistency-cookie-max-age", "consistency-cookie-secure")) {
+            assertThatThrownBy(() -> new ReadYourWritesFilter().init(config(Map.of(option, "60"), null)))
+                    .as(option)
+                    .hasMessageContaining("'" + option + "'")
+                    .hasMessageContaining("no effect without 'consistency-cookie'");
+        }
+    }
+
+    @Test
+    void validConsistencyCookieOptions_passInitUpToThePersistenceUnit() {
+        assertThatThrownBy(() -> new ReadYourWritesFilter()
+                        .init(config(
+                                Map.of(
+                                        "consistency-cookie", "__Host-rl",
+                                        "consistency-cookie-max-age", "86400",
+                                        "consistency-cookie-secure", "true"),
+                                null)))
+                .as("the only complaint is the missing EntityManagerFactory")
+                .hasMessageContaining(ReadYourWritesFilter.ENTITY_MANAGER_FACTORY);
     }
 }

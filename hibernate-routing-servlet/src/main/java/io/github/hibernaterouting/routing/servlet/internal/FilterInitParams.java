@@ -25,7 +25,23 @@ public final class FilterInitParams {
      */
     public static final String MUTATION_BUFFER_LIMIT = "mutation-buffer-limit";
 
-    private static final Set<String> KNOWN = Set.of(ACTOR_RESOLVER, RULES, REQUIRE_ACTOR, MUTATION_BUFFER_LIMIT);
+    /** Name of the consistency cookie, which switches it on (read-your-writes for clients without an actor); default off. */
+    public static final String CONSISTENCY_COOKIE = "consistency-cookie";
+
+    /** The consistency cookie's {@code Max-Age}, whole seconds from 1 to 86400; default 60. */
+    public static final String CONSISTENCY_COOKIE_MAX_AGE = "consistency-cookie-max-age";
+
+    /** {@code true} marks the consistency cookie {@code Secure} on every response; default {@code false}: on secure requests. */
+    public static final String CONSISTENCY_COOKIE_SECURE = "consistency-cookie-secure";
+
+    private static final Set<String> KNOWN = Set.of(
+            ACTOR_RESOLVER,
+            RULES,
+            REQUIRE_ACTOR,
+            MUTATION_BUFFER_LIMIT,
+            CONSISTENCY_COOKIE,
+            CONSISTENCY_COOKIE_MAX_AGE,
+            CONSISTENCY_COOKIE_SECURE);
 
     private final FilterConfig config;
 
@@ -112,6 +128,44 @@ public final class FilterInitParams {
                     + "': expected a number of bytes, such as 1048576, 512kB or 1MB (less than 2 GB)");
         }
         return (int) limit;
+    }
+
+    /**
+     * The consistency cookie, or {@code null} without the init-param {@value #CONSISTENCY_COOKIE}.
+     *
+     * @throws ServletException for a bad name, max age or secure flag, or either of the last two without a name
+     */
+    public ConsistencyCookie consistencyCookie() throws ServletException {
+        final String name = config.getInitParameter(CONSISTENCY_COOKIE);
+        final String maxAge = config.getInitParameter(CONSISTENCY_COOKIE_MAX_AGE);
+        final String secure = config.getInitParameter(CONSISTENCY_COOKIE_SECURE);
+        if (name == null) {
+            if (maxAge != null || secure != null) {
+                throw new ServletException("Init-param '"
+                        + (maxAge != null ? CONSISTENCY_COOKIE_MAX_AGE : CONSISTENCY_COOKIE_SECURE) + "' of filter '"
+                        + config.getFilterName() + "' has no effect without '" + CONSISTENCY_COOKIE + "': set '"
+                        + CONSISTENCY_COOKIE + "' to the cookie's name, or remove it");
+            }
+            return null;
+        }
+        if (!ConsistencyCookie.isValidName(name.trim())) {
+            throw new ServletException("Invalid value '" + name.trim() + "' for init-param '" + CONSISTENCY_COOKIE
+                    + "' of filter '" + config.getFilterName() + "': " + ConsistencyCookie.NAME_RULE);
+        }
+        final String age = maxAge == null ? String.valueOf(ConsistencyCookie.DEFAULT_MAX_AGE) : maxAge.trim();
+        final int seconds = age.matches("\\d{1,5}") ? Integer.parseInt(age) : -1;
+        if (seconds < 1 || seconds > ConsistencyCookie.MAX_MAX_AGE) {
+            throw new ServletException("Invalid value '" + age + "' for init-param '" + CONSISTENCY_COOKIE_MAX_AGE
+                    + "' of filter '" + config.getFilterName() + "': expected whole seconds from 1 to "
+                    + ConsistencyCookie.MAX_MAX_AGE + ", such as " + ConsistencyCookie.DEFAULT_MAX_AGE);
+        }
+        final String secureValue = secure == null ? "false" : secure.trim();
+        if (!secureValue.equals("true") && !secureValue.equals("false")) {
+            throw new ServletException("Invalid value '" + secureValue + "' for init-param '"
+                    + CONSISTENCY_COOKIE_SECURE + "' of filter '" + config.getFilterName()
+                    + "': expected 'true' or 'false'");
+        }
+        return new ConsistencyCookie(name.trim(), seconds, Boolean.parseBoolean(secureValue));
     }
 
     /** The persistence unit: {@code inCode}, else the servlet context attribute {@code attribute}. */

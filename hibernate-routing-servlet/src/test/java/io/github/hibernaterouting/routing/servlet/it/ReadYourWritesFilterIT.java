@@ -8,6 +8,7 @@ import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.RoutingStatus;
+import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
 import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
@@ -29,7 +30,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -54,11 +57,16 @@ class ReadYourWritesFilterIT {
     static RedisServer redis;
     static EntityManagerFactory emf;
     static TestApplication app;
+    /** The same application with the consistency cookie switched on. */
+    static TestApplication cookieApp;
+
     static HttpClient http;
     static RedisClient redisClient;
     static final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     /** A note every replica has, for reads that only ask who served them. */
     static long oldNote;
+    /** The token of the write of {@link #oldNote}: one every replica has replayed. */
+    static String oldToken;
 
     @BeforeAll
     static void start() throws Exception {
@@ -94,12 +102,16 @@ class ReadYourWritesFilterIT {
                         meters),
                 WebNote.class);
         app = new TestApplication(emf, "GET /reports/**=PRIMARY");
+        cookieApp = new TestApplication(
+                emf, "GET /reports/**=PRIMARY", Map.of(ReadYourWritesFilter.CONSISTENCY_COOKIE_PARAM, COOKIE));
         http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         redisClient = RedisClient.create(redis.uri());
-        oldNote = Long.parseLong(post("setup", "an old note").body().trim());
+        final HttpResponse<String> setup = post("setup", "an old note");
+        oldNote = Long.parseLong(setup.body().trim());
+        oldToken = setup.headers().firstValue("X-Consistency-Token").orElseThrow();
     }
 
     @AfterAll
@@ -109,6 +121,9 @@ class ReadYourWritesFilterIT {
         }
         if (app != null) {
             app.close();
+        }
+        if (cookieApp != null) {
+            cookieApp.close();
         }
         if (emf != null) {
             emf.close();
@@ -146,8 +161,12 @@ class ReadYourWritesFilterIT {
     // --- HTTP helpers ---
 
     private static HttpRequest.Builder request(String path, String key, String... headers) {
+        return request(app, path, key, headers);
+    }
+
+    private static HttpRequest.Builder request(TestApplication to, String path, String key, String... headers) {
         final HttpRequest.Builder builder =
-                HttpRequest.newBuilder(URI.create(app.url(path))).timeout(Duration.ofSeconds(30));
+                HttpRequest.newBuilder(URI.create(to.url(path))).timeout(Duration.ofSeconds(30));
         if (key != null) {
             builder.header("Authorization", "Bearer " + key);
         }
@@ -587,5 +606,252 @@ class ReadYourWritesFilterIT {
         final HttpResponse<String> forced = get("/api/notes/" + oldNote + "/stale", "olga", "X-Force-Primary", "true");
         assertThat(forced.headers().firstValue(TestApplication.SCOPE)).hasValue("PRIMARY olga");
         assertThat(servedBy(forced)).isEqualTo(cluster.primary());
+    }
+
+    // --- the consistency cookie: read-your-writes without an actor ---
+
+    /** The cookie name {@link #cookieApp} uses. */
+    static final String COOKIE = "rl-consistency";
+
+    private static HttpResponse<String> postTo(
+            TestApplication to, String path, String key, String text, String... headers) {
+        return send(request(to, path, key, headers)
+                .POST(HttpRequest.BodyPublishers.ofString(text))
+                .build());
+    }
+
+    private static HttpResponse<String> get(TestApplication to, String path, String key, String... headers) {
+        return send(request(to, path, key, headers).GET().build());
+    }
+
+    /** The response's {@code Set-Cookie} headers for the consistency cookie. */
+    private static List<String> consistencyCookies(HttpResponse<String> response) {
+        return response.headers().allValues("Set-Cookie").stream()
+                .filter(header -> header.startsWith(COOKIE + "="))
+                .toList();
+    }
+
+    /** The value of the one consistency cookie the response sets. */
+    private static String cookieValue(HttpResponse<String> response) {
+        final List<String> cookies = consistencyCookies(response);
+        assertThat(cookies)
+                .as("Set-Cookie headers of the %s answer", response.statusCode())
+                .hasSize(1);
+        return cookies.get(0).substring(COOKIE.length() + 1).split(";", 2)[0];
+    }
+
+    /** Reads note {@code id} anonymously until the paused standby served a read; all such reads, at most 10 tries. */
+    private static List<HttpResponse<String>> readsByThePausedStandby(
+            TestApplication to, long id, Node paused, String... headers) {
+        final List<HttpResponse<String>> byPaused = new ArrayList<>();
+        for (int i = 0; i < 10 && byPaused.isEmpty(); i++) {
+            final HttpResponse<String> read = get(to, "/notes/" + id, null, headers);
+            if (servedBy(read).equals(paused)) {
+                byPaused.add(read);
+            }
+        }
+        return byPaused;
+    }
+
+    @Test
+    void anonymousPost_setsTheCookie_andALaterGetWithIt_seesTheWrite_whereWithoutItTheReadIsStale() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = postTo(cookieApp, "/notes", null, "anonymous note");
+        final long id = createdId(created);
+        final String token = cookieValue(created);
+        assertThat(token)
+                .as("the cookie holds the commit's token")
+                .isEqualTo(created.headers().firstValue("X-Consistency-Token").orElseThrow());
+        for (int i = 0; i < 10; i++) {
+            final HttpResponse<String> read = get(cookieApp, "/notes/" + id, null, "Cookie", COOKIE + "=" + token);
+            final int n = i;
+            assertThat(read.statusCode())
+                    .as(() ->
+                            "anonymous read #" + n + " with the cookie, served by " + servedBy(read) + "; " + routing())
+                    .isEqualTo(200);
+            assertThat(read.body()).isEqualTo("anonymous note");
+            assertThat(servedBy(read)).isNotEqualTo(paused);
+        }
+        // The same read without the cookie is stale where the paused standby serves it: what the cookie prevents.
+        assertThat(readsByThePausedStandby(cookieApp, id, paused))
+                .as(() -> "anonymous reads without the cookie use the paused standby too; " + routing())
+                .isNotEmpty()
+                .allSatisfy(read -> assertThat(read.statusCode()).as("stale").isEqualTo(404));
+    }
+
+    @Test
+    void cookieSwitchedOff_noCookieIsSet_andOneSentAnywayIsIgnored() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = post(null, "without the opt-in");
+        final long id = createdId(created);
+        assertThat(created.headers().allValues("Set-Cookie"))
+                .as("no cookie without the init-param")
+                .isEmpty();
+        final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
+        assertThat(readsByThePausedStandby(app, id, paused, "Cookie", COOKIE + "=" + token))
+                .as(() -> "reads with a cookie the filter does not honour use the paused standby too; " + routing())
+                .isNotEmpty()
+                .allSatisfy(read -> assertThat(read.statusCode()).as("stale").isEqualTo(404));
+        assertThat(get(app, "/notes/" + oldNote, null, "Cookie", COOKIE + "=0/3000060")
+                        .statusCode())
+                .as("a malformed cookie the filter does not read")
+                .isEqualTo(200);
+    }
+
+    @Test
+    void cookieAttributes_httpOnlySameSiteLaxPathRootMaxAge60_notSecureOverPlainHttp_noDomain() {
+        final HttpResponse<String> created = postTo(cookieApp, "/notes", null, "attributes");
+        createdId(created);
+        final List<String> cookies = consistencyCookies(created);
+        assertThat(cookies).hasSize(1);
+        final List<String> attributes = java.util.Arrays.stream(cookies.get(0).split(";"))
+                .skip(1)
+                .map(attribute -> attribute.trim().toLowerCase(java.util.Locale.ROOT))
+                .toList();
+        assertThat(attributes)
+                .as(cookies.get(0))
+                .contains("httponly", "samesite=lax", "path=/", "max-age=60")
+                .noneMatch(attribute -> attribute.equals("secure") || attribute.startsWith("domain="));
+    }
+
+    @Test
+    void malformedCookie_is400NamingTheCookie_andClearsIt_beforeTheHandlerRuns() {
+        final int runs = TestApplication.mutationHandlerRuns.get();
+        for (String method : new String[] {"GET", "POST"}) {
+            final HttpResponse<String> response = method.equals("GET")
+                    ? get(cookieApp, "/notes/" + oldNote, null, "Cookie", COOKIE + "=0/3000060")
+                    : postTo(cookieApp, "/notes", null, "must not be written", "Cookie", COOKIE + "=0/3000060");
+            assertThat(response.statusCode()).as(method).isEqualTo(400);
+            assertThat(response.body())
+                    .contains(
+                            "consistency cookie " + COOKIE + "='0/3000060'", "'rl1.' followed by 16 hexadecimal digits")
+                    .contains("This answer clears the cookie: repeat the request");
+            assertThat(response.headers().firstValue(TestApplication.SERVED_BY)).isEmpty();
+            assertThat(cookieValue(response)).as("cleared").isEmpty();
+            assertThat(consistencyCookies(response).get(0).toLowerCase(java.util.Locale.ROOT))
+                    .as("expired at once (Jetty writes Max-Age=0 as an Expires in 1970), for the path it was set for")
+                    .containsAnyOf("max-age=0", "expires=thu, 01 jan 1970 00:00:00 gmt")
+                    .contains("path=/");
+        }
+        assertThat(TestApplication.mutationHandlerRuns.get()).as("handler runs").isEqualTo(runs);
+        assertThat(get(cookieApp, "/notes/" + oldNote, null).statusCode())
+                .as("the repeated request, without the cleared cookie")
+                .isEqualTo(200);
+    }
+
+    @Test
+    void oneMalformedAmongSeveralCookiesOfTheName_is400() {
+        final HttpResponse<String> response =
+                get(cookieApp, "/notes/" + oldNote, null, "Cookie", COOKIE + "=" + oldToken + "; " + COOKIE + "=x");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains(COOKIE + "='x'");
+    }
+
+    @Test
+    void cookieAheadOfThePrimary_is400NamingTheCookie_andClearsIt_beforeAnyReplicaIsAsked() {
+        final double checks = replicaPositionChecks();
+        final HttpResponse<String> response =
+                get(cookieApp, "/notes/" + oldNote, null, "Cookie", COOKIE + "=rl1.7fffffffffffffff");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        assertThat(response.body())
+                .contains("consistency cookie " + COOKIE, "ahead of the primary", "This answer clears the cookie");
+        assertThat(response.headers().firstValue(TestApplication.SERVED_BY)).isEmpty();
+        assertThat(cookieValue(response)).as("cleared").isEmpty();
+        assertThat(replicaPositionChecks())
+                .as(() -> "no replica was asked for its position or waited for; " + routing())
+                .isEqualTo(checks);
+    }
+
+    @Test
+    void headerAheadOfThePrimary_withAGoodCookie_is400NamingTheHeader_andKeepsTheCookie() {
+        final HttpResponse<String> response = get(
+                cookieApp,
+                "/notes/" + oldNote,
+                null,
+                "Cookie",
+                COOKIE + "=" + oldToken,
+                "X-Consistency-Token",
+                "rl1.7fffffffffffffff");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("Invalid X-Consistency-Token header", "ahead of the primary");
+        assertThat(consistencyCookies(response))
+                .as("the cookie was not what was wrong")
+                .isEmpty();
+    }
+
+    @Test
+    void headerAndCookie_theLaterPositionCounts_whicheverCarriesIt() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = postTo(cookieApp, "/notes", null, "later position");
+        final long id = createdId(created);
+        final String token = cookieValue(created);
+        final String[][] requests = {
+            {"Cookie", COOKIE + "=" + token, "X-Consistency-Token", oldToken},
+            {"Cookie", COOKIE + "=" + oldToken, "X-Consistency-Token", token},
+            {"Cookie", COOKIE + "=" + oldToken + "; " + COOKIE + "=" + token},
+            {"Cookie", COOKIE + "=" + token + "; " + COOKIE + "=" + oldToken},
+        };
+        for (String[] headers : requests) {
+            for (int i = 0; i < 4; i++) {
+                final HttpResponse<String> read = get(cookieApp, "/notes/" + id, null, headers);
+                assertThat(read.statusCode())
+                        .as(() -> String.join(" ", headers) + ", served by " + servedBy(read) + "; " + routing())
+                        .isEqualTo(200);
+                assertThat(servedBy(read)).isNotEqualTo(paused);
+            }
+        }
+    }
+
+    @Test
+    void safeRequestsAndMutationsThatCommitNothing_setNoCookie() {
+        assertThat(consistencyCookies(get(cookieApp, "/notes/" + oldNote, null)))
+                .isEmpty();
+        assertThat(consistencyCookies(get(cookieApp, "/notes/" + oldNote, null, "Cookie", COOKIE + "=" + oldToken)))
+                .as("a read with the cookie does not renew it")
+                .isEmpty();
+        final HttpResponse<String> accepted = postTo(cookieApp, "/api/notes/" + oldNote + "/check", null, "");
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(consistencyCookies(accepted))
+                .as("a 202 that committed nothing")
+                .isEmpty();
+    }
+
+    @Test
+    void requestsAnswered401Or403BeforeTheFilter_passThrough_neitherReadingNorSettingTheCookie() {
+        final HttpResponse<String> refused = postTo(
+                cookieApp,
+                "/notes",
+                TestApplication.REFUSED_KEY,
+                "must not be written",
+                "Cookie",
+                COOKIE + "=0/3000060");
+        assertThat(refused.statusCode())
+                .as("not a 400: the cookie was not read")
+                .isEqualTo(401);
+        assertThat(consistencyCookies(refused)).isEmpty();
+        final HttpResponse<String> suspended =
+                get(cookieApp, "/notes/" + oldNote, TestApplication.SUSPENDED_KEY, "Cookie", COOKIE + "=0/3000060");
+        assertThat(suspended.statusCode()).isEqualTo(403);
+        assertThat(suspended.headers().firstValue(TestApplication.SCOPE)).hasValue("none");
+        assertThat(consistencyCookies(suspended)).isEmpty();
+    }
+
+    @Test
+    void actorsMutation_setsTheCookieToo_soASignedOutTabSeesTheWrite() {
+        final Node paused = cluster.standby(1);
+        cluster.pauseReplay(paused);
+        final HttpResponse<String> created = postTo(cookieApp, "/notes", "rita", "rita's note");
+        final long id = createdId(created);
+        final String token = cookieValue(created);
+        for (int i = 0; i < 4; i++) {
+            final HttpResponse<String> read = get(cookieApp, "/notes/" + id, null, "Cookie", COOKIE + "=" + token);
+            assertThat(read.statusCode())
+                    .as(() -> "anonymous read with rita's cookie; " + routing())
+                    .isEqualTo(200);
+            assertThat(servedBy(read)).isNotEqualTo(paused);
+        }
     }
 }

@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee11.servlet.FilterHolder;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
@@ -63,6 +64,12 @@ final class TestApplication implements AutoCloseable {
     private final int port;
 
     TestApplication(EntityManagerFactory entityManagerFactory, String rules) throws Exception {
+        this(entityManagerFactory, rules, Map.of());
+    }
+
+    /** With more init-params of the routing filter, such as the consistency cookie's. */
+    TestApplication(EntityManagerFactory entityManagerFactory, String rules, Map<String, String> initParams)
+            throws Exception {
         emf = entityManagerFactory;
         server = new Server();
         final ServerConnector connector = new ServerConnector(server);
@@ -75,6 +82,7 @@ final class TestApplication implements AutoCloseable {
         routing.setInitParameter(ReadYourWritesFilter.RULES_PARAM, rules);
         // Small, so that a test's large mutation response goes beyond what the filter holds in memory.
         routing.setInitParameter(ReadYourWritesFilter.MUTATION_BUFFER_LIMIT_PARAM, MUTATION_BUFFER_LIMIT);
+        initParams.forEach(routing::setInitParameter);
         routing.setAsyncSupported(true);
         context.addFilter(routing, "/*", EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(new ServletHolder(new NotesServlet()), "/notes/*");

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 
 import com.zaxxer.hikari.HikariConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -165,6 +166,9 @@ public class HibernateRoutingProperties {
         /** Whether requests without an authenticated user are answered with 401. */
         private boolean requireActor;
 
+        /** The consistency cookie: read-your-writes for clients without a user (off unless it has a name). */
+        private final ConsistencyCookie consistencyCookie = new ConsistencyCookie();
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -195,6 +199,53 @@ public class HibernateRoutingProperties {
 
         public void setRequireActor(boolean requireActor) {
             this.requireActor = requireActor;
+        }
+
+        public ConsistencyCookie getConsistencyCookie() {
+            return consistencyCookie;
+        }
+    }
+
+    /**
+     * The servlet filter's consistency cookie, as its {@code consistency-cookie*} init-params: after a
+     * mutation that committed, the commit's token in a cookie, honoured on later requests like the
+     * {@code X-Consistency-Token} header.
+     */
+    public static class ConsistencyCookie {
+        /** Name of the cookie, such as rl-consistency; switches the cookie on. Default: none (off). */
+        private String name;
+
+        /** The cookie's Max-Age, whole seconds from 1 s to 1 d (1 day). Takes effect with a name. */
+        private Duration maxAge = Duration.ofSeconds(60);
+
+        /**
+         * Whether the cookie is always marked Secure; false: only on responses to secure requests (behind a
+         * TLS-terminating proxy, with server.forward-headers-strategy set). Takes effect with a name.
+         */
+        private boolean secure;
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        public Duration getMaxAge() {
+            return maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        public boolean isSecure() {
+            return secure;
+        }
+
+        public void setSecure(boolean secure) {
+            this.secure = secure;
         }
     }
 }

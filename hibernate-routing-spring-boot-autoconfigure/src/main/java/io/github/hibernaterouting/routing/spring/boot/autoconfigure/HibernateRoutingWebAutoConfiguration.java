@@ -1,9 +1,11 @@
 package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.servlet.ReadYourWritesFilter;
 import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.servlet.DispatcherType;
+import java.time.Duration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -21,7 +23,8 @@ import org.springframework.core.env.Environment;
  * Registers the library's read-your-writes filter in a servlet web application, right after Spring
  * Security's filter chain (Spring Boot ignores the library's {@code web-fragment.xml}): each request
  * gets a routing scope with its authenticated user as the actor, mutations run on the primary and
- * answer with {@code X-Consistency-Token}, and invalid routing headers are answered with 400.
+ * answer with {@code X-Consistency-Token} (and, with {@code hibernate.routing.web.consistency-cookie.name}, a
+ * cookie holding it), and invalid routing headers are answered with 400.
  */
 @AutoConfiguration(after = {HibernateRoutingAutoConfiguration.class, HibernateJpaAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -49,6 +52,7 @@ public class HibernateRoutingWebAutoConfiguration {
         }
         final FilterRegistrationBean<ReadYourWritesFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("ReadYourWritesFilter");
+        consistencyCookie(web.getConsistencyCookie(), registration);
         registration.setDispatcherTypes(DispatcherType.REQUEST);
         registration.setAsyncSupported(true);
         registration.setOrder(
@@ -58,6 +62,28 @@ public class HibernateRoutingWebAutoConfiguration {
                                 + 1);
         registration.setEnabled(!replicas.isEmpty());
         return registration;
+    }
+
+    /** Passes the consistency cookie to the filter's init-params, which check it when the filter starts. */
+    private static void consistencyCookie(
+            HibernateRoutingProperties.ConsistencyCookie cookie,
+            FilterRegistrationBean<ReadYourWritesFilter> registration) {
+        if (cookie.getName() == null || cookie.getName().isBlank()) {
+            return;
+        }
+        final Duration maxAge = cookie.getMaxAge();
+        if (maxAge == null || maxAge.getNano() != 0 || maxAge.toSeconds() < 1 || maxAge.toSeconds() > 86_400) {
+            throw new RoutingConfigurationException(
+                    "hibernate.routing.web.consistency-cookie.max-age",
+                    String.valueOf(maxAge),
+                    "whole seconds from 1s to 1d, such as 60s");
+        }
+        registration.addInitParameter(
+                ReadYourWritesFilter.CONSISTENCY_COOKIE_PARAM, cookie.getName().trim());
+        registration.addInitParameter(
+                ReadYourWritesFilter.CONSISTENCY_COOKIE_MAX_AGE_PARAM, Long.toString(maxAge.toSeconds()));
+        registration.addInitParameter(
+                ReadYourWritesFilter.CONSISTENCY_COOKIE_SECURE_PARAM, Boolean.toString(cookie.isSecure()));
     }
 
     /** Without Spring Security: the container's authenticated principal. */

@@ -46,6 +46,9 @@ class ConfigurationMetadataTest {
                         "hibernate.routing.web.filter-order",
                         "hibernate.routing.web.rules",
                         "hibernate.routing.web.require-actor",
+                        "hibernate.routing.web.consistency-cookie.name",
+                        "hibernate.routing.web.consistency-cookie.max-age",
+                        "hibernate.routing.web.consistency-cookie.secure",
                         "management.health.hibernate-routing.strict");
     }
 

@@ -218,6 +218,62 @@ class SpringWebIT {
         }
     }
 
+    /** With the consistency cookie switched on by its property: another client that has it reads the write. */
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class WithConsistencyCookie {
+        ConfigurableApplicationContext context;
+
+        @BeforeAll
+        void start() {
+            context = WebTestApplication.start(
+                    cluster(),
+                    Map.of(
+                            "hibernate.routing.web.consistency-cookie.name", "rl-consistency",
+                            "hibernate.routing.web.consistency-cookie.max-age", "2m"));
+            RoutingTestSupport.awaitReplicasUp(context.getBean(EntityManagerFactory.class));
+        }
+
+        @AfterAll
+        void stop() {
+            context.close();
+        }
+
+        @Test
+        void mutationSetsTheCookie_andARequestWithItSeesTheWrite_whileReplicasArePaused() throws Exception {
+            pauseStandbys();
+            final Http alice = new Http(WebTestApplication.port(context), "alice");
+            final Http bob = new Http(WebTestApplication.port(context), "bob");
+            final HttpResponse<String> created = alice.post("/notes", "alice's note, by cookie");
+            assertThat(created.statusCode()).isEqualTo(200);
+            final String setCookie = created.headers().allValues("Set-Cookie").stream()
+                    .filter(header -> header.startsWith("rl-consistency="))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no consistency cookie: " + created.headers()));
+            assertThat(setCookie).contains("Max-Age=120", "HttpOnly", "SameSite=Lax");
+            final String cookie = setCookie.split(";", 2)[0];
+            assertThat(cookie)
+                    .isEqualTo("rl-consistency="
+                            + created.headers()
+                                    .firstValue(ReadYourWritesFilter.CONSISTENCY_TOKEN_HEADER)
+                                    .orElseThrow());
+            final String id = created.body();
+
+            assertThat(bob.get("/notes/" + id).statusCode())
+                    .as(() -> "bob's read without the cookie, on a paused replica; " + routing(context))
+                    .isEqualTo(404);
+            final HttpResponse<String> withCookie = bob.get("/notes/" + id, "Cookie", cookie);
+            assertThat(withCookie.statusCode())
+                    .as(() -> "bob's read with alice's cookie; " + routing(context))
+                    .isEqualTo(200);
+            assertThat(withCookie.body()).isEqualTo("alice's note, by cookie");
+            assertThat(bob.get("/notes/" + id, "Cookie", "rl-consistency=0/3000060")
+                            .statusCode())
+                    .as("a malformed cookie")
+                    .isEqualTo(400);
+        }
+    }
+
     /** Two instances of the application, one Redis: a write through one is read through the other. */
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
