@@ -2,6 +2,8 @@ package io.github.hibernaterouting.routing.spring.boot.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.persistence.EntityManagerFactory;
+import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -9,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -25,10 +28,17 @@ import org.springframework.context.annotation.Bean;
 public class HibernateRoutingHealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "hibernateRoutingHealthContributor")
-    RoutingHealthContributor hibernateRoutingHealthContributor(
-            EntityManagerFactory entityManagerFactory,
+    HealthContributor hibernateRoutingHealthContributor(
+            ListableBeanFactory beans,
             ObjectProvider<MeterRegistry> meterRegistry,
             RoutingHealthProperties properties) {
-        return new RoutingHealthContributor(entityManagerFactory, meterRegistry.getIfUnique(), properties.isStrict());
+        final MeterRegistry registry = meterRegistry.getIfUnique();
+        final Map<String, EntityManagerFactory> units = RoutedUnits.routed(beans);
+        if (units.size() == 1) {
+            return new RoutingHealthContributor(units.values().iterator().next(), registry, properties.isStrict());
+        }
+        // Several persistence units: one component per unit, by bean name, each with its nodes.
+        return CompositeHealthContributor.fromMap(
+                units, emf -> new RoutingHealthContributor(emf, registry, properties.isStrict()));
     }
 }

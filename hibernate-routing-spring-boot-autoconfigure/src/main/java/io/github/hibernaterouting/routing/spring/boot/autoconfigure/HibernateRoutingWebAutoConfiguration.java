@@ -6,6 +6,8 @@ import io.github.hibernaterouting.routing.servlet.spi.ActorResolver;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -38,13 +40,15 @@ public class HibernateRoutingWebAutoConfiguration {
     /** The filter, after Spring Security's; disabled while no replica is configured (routing off). */
     @Bean
     FilterRegistrationBean<ReadYourWritesFilter> hibernateRoutingReadYourWritesFilter(
-            EntityManagerFactory entityManagerFactory,
+            ObjectProvider<EntityManagerFactory> entityManagerFactories,
+            ListableBeanFactory beans,
             ActorResolver actorResolver,
             RoutingReplicaDataSources replicas,
             HibernateRoutingProperties properties,
             Environment environment) {
         final HibernateRoutingProperties.Web web = properties.getWeb();
-        final ReadYourWritesFilter filter = new ReadYourWritesFilter(entityManagerFactory)
+        final ReadYourWritesFilter filter = new ReadYourWritesFilter(
+                        RoutedUnits.forFilter(entityManagerFactories, beans))
                 .actorResolver(actorResolver)
                 .requireActor(web.isRequireActor());
         if (web.getRules() != null && !web.getRules().isBlank()) {
