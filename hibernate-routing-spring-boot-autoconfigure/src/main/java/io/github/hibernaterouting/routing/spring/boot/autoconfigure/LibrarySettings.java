@@ -55,11 +55,12 @@ final class LibrarySettings {
             final String key = KNOWN.get(uniform);
             final String written = RoutingSettings.PREFIX + name;
             if (key == null) {
-                throw refused(
+                // No value in the message: a misspelled password key would otherwise print the password.
+                throw RoutingConfigurationException.withMessage(
                         written,
-                        "a key of hibernate-routing's configuration page, or one of the starter's (replica_urls,"
-                                + " replica_user, replica_password, replicas[n].*, web.*): this one is neither; did you"
-                                + " mean '" + RoutingSettingNames.closest(written) + "'?");
+                        "Unknown setting '" + written + "': neither a setting of hibernate-routing nor one of the"
+                                + " starter's (replica_urls, replica_user, replica_password, replicas[n].*, web.*);"
+                                + " did you mean '" + RoutingSettingNames.closest(written) + "'?");
             }
             if (key.startsWith(RoutingSettings.PREFIX + "primary.")
                     || key.startsWith(RoutingSettings.PREFIX + "replica.")) {
