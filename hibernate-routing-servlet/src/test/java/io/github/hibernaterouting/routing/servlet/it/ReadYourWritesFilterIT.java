@@ -25,6 +25,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,6 +37,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,6 +160,38 @@ class ReadYourWritesFilterIT {
                 EntityManager em = emf.createEntityManager()) {
             return RoutingTestSupport.servedBy(cluster, em).isPrimary();
         }
+    }
+
+    /**
+     * Every refusal docs/web.md shows as output is the filter's answer word for word, sent the value
+     * the example names: the page quotes what the code says, not a paraphrase of it.
+     */
+    @Test
+    void theRefusalsDocsWebMdShows_areWhatTheFilterAnswers() throws Exception {
+        final Pattern headerRefusal = Pattern.compile("^Invalid X-Consistency-Token header '([^']*)':");
+        final Pattern cookieRefusal = Pattern.compile("^Invalid consistency cookie ([^=\\s]+)='([^']*)':");
+        final List<String> doc = Files.readAllLines(Path.of("..", "docs", "web.md"));
+        int checked = 0;
+        for (int i = 0; i < doc.size(); i++) {
+            final String line = doc.get(i).trim();
+            final Matcher header = headerRefusal.matcher(line);
+            final Matcher cookie = cookieRefusal.matcher(line);
+            final HttpResponse<String> response;
+            if (header.find()) {
+                response =
+                        get("/notes/" + oldNote, null, ReadYourWritesFilter.CONSISTENCY_TOKEN_HEADER, header.group(1));
+            } else if (cookie.find()) {
+                response = get(cookieApp, "/notes/" + oldNote, null, "Cookie", cookie.group(1) + "=" + cookie.group(2));
+            } else {
+                continue;
+            }
+            assertThat(response.statusCode())
+                    .as("docs/web.md line %d: %s", i + 1, response.body())
+                    .isEqualTo(400);
+            assertThat(response.body().trim()).as("docs/web.md line %d", i + 1).isEqualTo(line);
+            checked++;
+        }
+        assertThat(checked).as("refusals shown in docs/web.md").isGreaterThanOrEqualTo(2);
     }
 
     // --- HTTP helpers ---
