@@ -38,6 +38,14 @@ public class NotesController {
         return ResponseEntity.of(service.text(id));
     }
 
+    /** Whether the request runs on a virtual thread ({@code virtual}) or not ({@code platform}); Java 17 has none. */
+    @GetMapping("/thread")
+    public String thread() throws ReflectiveOperationException {
+        final boolean virtual = Runtime.version().feature() >= 21
+                && (Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread());
+        return virtual ? "virtual" : "platform";
+    }
+
     /** The server of a read-only transaction. */
     @GetMapping("/port")
     public String port() {
