@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,7 +25,7 @@ class StartFailureReportIT {
     static final PostgresClusterExtension CLUSTER = PostgresClusterExtension.withStandbys(1);
 
     @Test
-    void aMisspelledKey_isReportedFirst_withTheSettingItIsClosestTo(CapturedOutput output) {
+    void aMisspelledKey_isReportedFirst_withTheSettingItIsClosestTo(CapturedOutput output) throws IOException {
         assertThatThrownBy(
                         () -> TestApplication.start(CLUSTER.cluster(), Map.of("hibernate.routing.stratgy", "PRIMARY")))
                 .isNotNull();
@@ -37,5 +41,17 @@ class StartFailureReportIT {
                 .contains("did you mean 'hibernate.routing.strategy'?")
                 .doesNotContain("hibernateRoutingReadYourWritesFilter", "PRIMARY");
         assertThat(description.substring(description.indexOf("Action:"))).contains("hibernate.routing.stratgy");
+
+        // docs/spring-boot.md shows this report: every line of it is a line of the real one.
+        final List<String> doc = Files.readAllLines(Path.of("..", "docs", "spring-boot.md"));
+        final int start = doc.indexOf("APPLICATION FAILED TO START");
+        assertThat(start).as("the report in docs/spring-boot.md").isPositive();
+        final List<String> shown =
+                doc.subList(start, doc.subList(start, doc.size()).indexOf("```") + start);
+        final List<String> printed = report.lines().map(String::strip).toList();
+        assertThat(shown.stream().map(String::strip).filter(line -> !line.isEmpty()))
+                .as("docs/spring-boot.md's report")
+                .isNotEmpty()
+                .allSatisfy(line -> assertThat(printed).contains(line));
     }
 }
