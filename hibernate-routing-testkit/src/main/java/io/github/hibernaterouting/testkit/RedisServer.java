@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -37,30 +38,29 @@ public final class RedisServer implements AutoCloseable {
     private boolean closed;
     private int snapshots;
 
-    private RedisServer(Path binary) {
+    private RedisServer(Path binary, List<String> extraArgs) {
         this.workDir = ServerProcess.createTempDir(null, "hrtk-redis-");
         this.port = Os.freePorts(1)[0];
         // Persistence off: no RDB snapshots, no AOF; the data dir is the temp dir anyway.
-        this.process = new ServerProcess(
-                "redis",
-                List.of(
-                        binary.toString(),
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        workDir.toString(),
-                        "--daemonize",
-                        "no",
-                        "--logfile",
-                        ""),
-                workDir.resolve("redis.log"),
-                "TERM");
+        final List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                workDir.toString(),
+                "--daemonize",
+                "no",
+                "--logfile",
+                ""));
+        // Later arguments win: the extra ones may override the defaults above.
+        command.addAll(extraArgs);
+        this.process = new ServerProcess("redis", command, workDir.resolve("redis.log"), "TERM");
     }
 
     /**
@@ -69,7 +69,16 @@ public final class RedisServer implements AutoCloseable {
      * @throws TestkitException if no binary is available or the server does not come up
      */
     public static RedisServer start() {
-        RedisServer server = new RedisServer(binary());
+        return start(List.of());
+    }
+
+    /**
+     * Starts a new server as {@link #start()} does, with {@code extraArgs} appended to its command line
+     * ({@code --cluster-enabled yes}, {@code --replicaof 127.0.0.1 6379}, TLS options...); they override
+     * the defaults, except that the plain-text {@link #port()} must stay open for the readiness check.
+     */
+    public static RedisServer start(List<String> extraArgs) {
+        RedisServer server = new RedisServer(binary(), extraArgs);
         try {
             server.restart();
             return server;
@@ -214,6 +223,68 @@ public final class RedisServer implements AutoCloseable {
         return "+PONG".equals(command("PING", 1000));
     }
 
+    /** A free TCP port on 127.0.0.1, for a second listener such as {@code --tls-port}. */
+    public static int freePort() {
+        return Os.freePorts(1)[0];
+    }
+
+    /**
+     * Sends one inline command to this server and returns its reply as text: a status, error or
+     * integer line as sent ({@code +OK}, {@code -ERR ...}, {@code :1}), a bulk string's content, or
+     * an array's elements one per line; {@code null} if the server cannot be reached.
+     */
+    public String query(String command) {
+        return query(port, command);
+    }
+
+    /** {@link #query(String)} on any Redis (or Sentinel) on 127.0.0.1 at {@code port}. */
+    static String query(int port, String command) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return reply(socket.getInputStream());
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String reply(InputStream in) throws IOException {
+        final String line = line(in);
+        if (line.startsWith("$")) {
+            final int length = Integer.parseInt(line.substring(1));
+            if (length < 0) {
+                return "";
+            }
+            final byte[] data = in.readNBytes(length + 2);
+            return new String(data, 0, length, StandardCharsets.UTF_8);
+        }
+        if (line.startsWith("*")) {
+            final int count = Integer.parseInt(line.substring(1));
+            final List<String> items = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                items.add(reply(in));
+            }
+            return String.join("\n", items);
+        }
+        return line;
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c == -1) {
+                throw new IOException("connection closed");
+            }
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        return line.toString();
+    }
+
     /** Sends one inline command and returns the first line of the reply, or {@code null} if the server cannot be reached. */
     private String command(String command, int timeoutMillis) {
         try (Socket socket = new Socket()) {
@@ -235,7 +306,7 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static Path binary() {
+    static Path binary() {
         return Os.which("redis-server").orElseGet(RedisServer::embeddedBinary);
     }
 

@@ -1,5 +1,7 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
+import io.github.hibernaterouting.routing.RoutingConfigurationException;
+import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
@@ -43,7 +45,12 @@ import org.slf4j.LoggerFactory;
  * of the process at its other end ({@code INFO server}) before it is used, so the two always belong
  * together: the connection is the library's own, made lazily and made again after it broke (at
  * most one attempt per timeout period), never silently reconnected elsewhere. A connection whose
- * {@code run_id} cannot be learned is not used: the marker counts as unavailable. Thread-safe.
+ * {@code run_id} cannot be learned is not used: the marker counts as unavailable.
+ *
+ * <p>Redis Cluster is refused: the scripts touch the marker and the alive key together, which a
+ * cluster only allows within one hash slot. Each connection reads {@code INFO cluster} before use;
+ * a cluster fails the bootstrap, or, noticed later (Redis was down at bootstrap), makes the marker
+ * count as unavailable, with an error saying why. Thread-safe.
  */
 public final class RedisMarker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisMarker.class);
@@ -54,6 +61,15 @@ public final class RedisMarker implements AutoCloseable {
 
         Unavailable(String message, Throwable cause) {
             super(message, cause);
+        }
+    }
+
+    /** A Redis in cluster mode: the marker refuses it, whenever it is noticed. */
+    static final class ClusterRefused extends RedisException {
+        private static final long serialVersionUID = 1L;
+
+        ClusterRefused(String message) {
+            super(message);
         }
     }
 
@@ -76,6 +92,7 @@ public final class RedisMarker implements AutoCloseable {
     private volatile Link link;
     private volatile long lastAttempt;
     private volatile boolean closed;
+    private volatile boolean clusterLogged;
 
     public RedisMarker(String uri, String prefix, Duration window, Duration timeout) {
         final RedisURI redisUri = RedisURI.create(uri);
@@ -107,6 +124,10 @@ public final class RedisMarker implements AutoCloseable {
                             .sync()
                             .eval(MarkerScripts.INIT, ScriptOutputType.INTEGER, new String[] {aliveKey()}, l.runId()));
         } catch (Unavailable e) {
+            if (e.getCause() instanceof ClusterRefused refused) {
+                close();
+                throw RoutingConfigurationException.withMessage(RoutingSettings.REDIS_URI, refused.getMessage());
+            }
             LOG.warn(
                     "{}; actors' reads use the primary and their mutations are refused until it answers",
                     e.getMessage());
@@ -262,6 +283,7 @@ public final class RedisMarker implements AutoCloseable {
                 throw new RedisException("its INFO server names no run_id, without which a restore or a failover "
                         + "that lost markers would go unnoticed");
             }
+            refuseCluster(connection);
             link = new Link(connection, runId);
             LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
             warnIfEvicting(connection);
@@ -269,6 +291,37 @@ public final class RedisMarker implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
+    }
+
+    /**
+     * Closes {@code connection} and throws {@link ClusterRefused} if its Redis runs in cluster mode;
+     * a Redis that refuses {@code INFO cluster} is taken for a standalone one, as is one that says nothing.
+     */
+    private void refuseCluster(StatefulRedisConnection<String, String> connection) {
+        final String cluster;
+        try {
+            cluster = connection.sync().info("cluster");
+        } catch (RedisCommandExecutionException e) {
+            LOG.debug("Could not read INFO cluster of Redis at {}: {}", maskedUri, e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            connection.closeAsync();
+            throw e;
+        }
+        if (!"1".equals(infoField(cluster, "cluster_enabled"))) {
+            return;
+        }
+        connection.closeAsync();
+        final String message = "Redis at " + maskedUri + " (" + RoutingSettings.REDIS_URI + ") runs in cluster mode"
+                + " (INFO cluster: cluster_enabled:1), which the mutation marker does not support: its scripts"
+                + " read and write an actor's marker and the alive key together, which Redis Cluster allows only"
+                + " within one hash slot. Use a standalone Redis, a Sentinel-managed one (redis-sentinel://), or"
+                + " a managed Redis service with cluster mode disabled";
+        if (!clusterLogged) {
+            clusterLogged = true;
+            LOG.error("{}; actors' reads use the primary and their mutations are refused", message);
+        }
+        throw new ClusterRefused(message);
     }
 
     /** Closes a connection that broke, unless it was replaced already; the next command makes a new one. */
