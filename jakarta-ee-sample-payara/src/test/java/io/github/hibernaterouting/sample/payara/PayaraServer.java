@@ -1,5 +1,6 @@
 package io.github.hibernaterouting.sample.payara;
 
+import io.github.hibernaterouting.testkit.Jdks;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -133,43 +134,13 @@ final class PayaraServer implements AutoCloseable {
         if (!configured.isBlank() && !configured.startsWith("${")) {
             return Optional.of(Path.of(configured));
         }
-        if (Runtime.version().feature() >= 21) {
-            return Optional.of(Path.of(System.getProperty("java.home")));
-        }
-        final Path jvms = Path.of("/usr/lib/jvm");
-        if (!Files.isDirectory(jvms)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> candidates = Files.list(jvms)) {
-            return candidates
-                    .filter(home -> Files.isExecutable(home.resolve("bin/java")))
-                    .filter(home -> feature(home) >= 21)
-                    .max(Comparator.comparingInt(PayaraServer::feature));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Jdks.atLeast(21);
     }
 
     static String missingJavaMessage() {
         return "Payara Micro 7 needs Java 21 or later and this build runs on "
                 + Runtime.version().feature()
                 + ", with no JDK 21+ under /usr/lib/jvm: set -Dpayara.java.home=/path/to/jdk21 (or PAYARA_JAVA_HOME)";
-    }
-
-    /** The feature version in a JDK's {@code release} file, or 0. */
-    private static int feature(Path home) {
-        try {
-            for (String line : Files.readAllLines(home.resolve("release"))) {
-                if (line.startsWith("JAVA_VERSION=")) {
-                    final String version =
-                            line.substring("JAVA_VERSION=".length()).replace("\"", "");
-                    return Integer.parseInt(version.split("[.+-]")[0]);
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return 0;
-        }
-        return 0;
     }
 
     /**

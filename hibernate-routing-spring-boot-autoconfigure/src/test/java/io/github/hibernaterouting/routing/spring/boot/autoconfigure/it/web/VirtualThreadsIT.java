@@ -3,24 +3,21 @@ package io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.hibernaterouting.routing.spring.boot.autoconfigure.it.TestApplication;
+import io.github.hibernaterouting.testkit.Jdks;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -139,35 +136,6 @@ class VirtualThreadsIT {
     /** A JDK 21 or later: the configured one, this JVM, or the newest under /usr/lib/jvm. */
     private static Optional<Path> javaHome() {
         final String configured = System.getProperty("it.virtualThreads.javaHome", "");
-        if (!configured.isBlank()) {
-            return Optional.of(Path.of(configured));
-        }
-        if (Runtime.version().feature() >= 21) {
-            return Optional.of(Path.of(System.getProperty("java.home")));
-        }
-        final Path jvms = Path.of("/usr/lib/jvm");
-        if (!Files.isDirectory(jvms)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> homes = Files.list(jvms)) {
-            return homes.filter(home -> Files.isExecutable(home.resolve("bin/java")))
-                    .filter(home -> feature(home) >= 21)
-                    .max(Comparator.comparingInt(VirtualThreadsIT::feature));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The feature version a JDK's {@code release} file gives, or 0. */
-    private static int feature(Path home) {
-        try (Stream<String> lines = Files.lines(home.resolve("release"))) {
-            return lines.filter(line -> line.startsWith("JAVA_VERSION="))
-                    .map(line -> line.substring("JAVA_VERSION=".length()).replace("\"", ""))
-                    .map(version -> Integer.parseInt(version.split("[.+-]")[0]))
-                    .findFirst()
-                    .orElse(0);
-        } catch (IOException | NumberFormatException e) {
-            return 0;
-        }
+        return configured.isBlank() ? Jdks.atLeast(21) : Optional.of(Path.of(configured));
     }
 }
