@@ -179,7 +179,7 @@ final class ServerAdmission {
         } finally {
             endTransaction(physical);
         }
-        if (!readOnlyByDefault && server.problem() == null && (server.inRecovery() || !bounds.checkRecovery())) {
+        if (!readOnlyByDefault && server.problem() == null && server.inRecovery()) {
             readOnlySession(physical);
         }
         node.servers().remember(physical, server);
@@ -192,9 +192,10 @@ final class ServerAdmission {
      * depth: even a routing bug cannot write through it, in auto-commit mode too, where pgjdbc's
      * {@code setReadOnly} does nothing by default). For data sources the library did not build (its
      * {@code replica_datasources}, JNDI, the Spring Boot starter's): once per physical connection, on
-     * its first read, outside any transaction, so that no rollback undoes it. Not for a server that
-     * is not in recovery while recovery is checked: a replica data source that reaches the primary
-     * (one pool configured for both) is refused for reads and its connections are left as they are.
+     * its first read, outside any transaction, so that no rollback undoes it. Only on a standby (in
+     * recovery): a replica data source that reaches a server accepting writes may be the primary's own
+     * pool (one pool configured for both roles, with {@code check_recovery} off), whose connections
+     * must stay as they are.
      */
     private static void readOnlySession(Connection physical) throws SQLException {
         final boolean autoCommit = physical.getAutoCommit();
