@@ -265,8 +265,10 @@ final class ConnectionSettings {
     private static boolean autoCommit(Map<String, ?> settings) {
         final String hikariKey = HIKARI_PREFIX + "autoCommit";
         final String key = present(settings, hikariKey) ? hikariKey : AUTOCOMMIT;
+        // Under JTA, Hibernate never switches auto-commit and the library follows the global transaction.
         final boolean disabledByProvider = present(settings, PROVIDER_DISABLES_AUTOCOMMIT)
-                && SettingValues.bool(settings, PROVIDER_DISABLES_AUTOCOMMIT, null);
+                && SettingValues.bool(settings, PROVIDER_DISABLES_AUTOCOMMIT, null)
+                && !DataSourceSettings.jta(settings);
         if (!present(settings, key)) {
             // Hibernate then skips setAutoCommit(false) at begin: the connections must come without it.
             return !disabledByProvider;

@@ -120,14 +120,16 @@ final class UnitOfWorkRouter {
         // that runs its writes; a standby refuses SERIALIZABLE altogether.
         final int isolation = physicals.effectiveIsolation();
         final boolean serializable = isolation == Connection.TRANSACTION_SERIALIZABLE;
+        // A global (JTA) transaction is one too, though its connections come in auto-commit mode.
+        final boolean anyTransaction = inTransaction || physicals.jta != null && physicals.jta.active();
         final Route route = StatementRouter.route(
                 classification,
                 strategy,
                 unit,
-                inTransaction && physicals.primary != null,
+                anyTransaction && physicals.primary != null,
                 // A stateless session keeps no loaded state to check a write against: read where it writes.
-                inTransaction && !physicals.readOnly && (routing.transactionsOnPrimary() || unit.stateless()),
-                serializable || inTransaction && !physicals.readOnly && IsolationLevel.aboveReadCommitted(isolation));
+                anyTransaction && !physicals.readOnly && (routing.transactionsOnPrimary() || unit.stateless()),
+                serializable || anyTransaction && !physicals.readOnly && IsolationLevel.aboveReadCommitted(isolation));
         if (inTransaction) {
             physicals.transactionStarted = true;
         }
