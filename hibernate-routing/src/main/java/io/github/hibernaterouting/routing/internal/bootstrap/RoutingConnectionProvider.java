@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.hibernate.boot.registry.classloading.spi.ClassLoaderService;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.jndi.spi.JndiService;
 import org.hibernate.engine.transaction.jta.platform.internal.NoJtaPlatform;
@@ -114,6 +115,17 @@ public final class RoutingConnectionProvider
             runtime.close();
             runtime = null;
         }
+    }
+
+    /**
+     * The resolver of the connection identifier a new session starts on, with the persistence unit's default
+     * strategy; for integrations that ask their own resolver (Quarkus). Available once configured.
+     */
+    public CurrentTenantIdentifierResolver<String> tenantResolver() {
+        if (config == null) {
+            throw new IllegalStateException("hibernate-routing is not configured yet");
+        }
+        return new RoutingTenantResolver(config.strategy);
     }
 
     /** The running routing state; {@code null} before start and after stop. */

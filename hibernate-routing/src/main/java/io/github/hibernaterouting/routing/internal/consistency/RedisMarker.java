@@ -89,6 +89,10 @@ public final class RedisMarker implements AutoCloseable {
     /** Held while the connection is made or replaced. */
     private final ReentrantLock connecting = new ReentrantLock();
 
+    /** Whether the Lettuce on the class path is 7 or newer, which has maintenance notifications. */
+    private static final boolean LETTUCE_7 =
+            RedisMarker.class.getClassLoader().getResource("io/lettuce/core/MaintNotificationsConfig.class") != null;
+
     private volatile Link link;
     private volatile long lastAttempt;
     private volatile boolean closed;
@@ -99,11 +103,16 @@ public final class RedisMarker implements AutoCloseable {
         redisUri.setTimeout(timeout);
         this.resources = ClientResources.builder().build();
         this.client = RedisClient.create(resources, redisUri);
-        client.setOptions(ClientOptions.builder()
+        final ClientOptions.Builder options = ClientOptions.builder()
                 // A connection stays with one Redis process, the one whose run id it learned: no silent
                 // reconnection, no move to another endpoint. After it broke, the next command makes a new one.
-                .autoReconnect(false)
-                .maintNotificationsConfig(MaintNotificationsConfig.disabled())
+                .autoReconnect(false);
+        if (LETTUCE_7) {
+            // Lettuce 7 follows a Redis maintenance notification to another endpoint; Lettuce 6 (for Netty 4.1, as
+            // Quarkus 3 ships) has no such option.
+            options.maintNotificationsConfig(MaintNotificationsConfig.disabled());
+        }
+        client.setOptions(options
                 // Fail at once while disconnected instead of queueing: the caller then uses the primary.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
