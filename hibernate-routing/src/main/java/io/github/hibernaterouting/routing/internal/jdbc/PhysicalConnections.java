@@ -95,9 +95,17 @@ final class PhysicalConnections {
     void readOnly(boolean readOnly) throws SQLException {
         this.readOnly = readOnly;
         generation++;
-        if (primary != null) {
+        if (primary != null && !enlisted()) {
             primary.setReadOnly(readOnly);
         }
+    }
+
+    /**
+     * Whether a primary connection borrowed now is enlisted in a global transaction, whose read-only state a JTA
+     * pool refuses to change (Agroal: "Attempted to modify read-only state while enlisted in transaction").
+     */
+    private boolean enlisted() {
+        return jta != null && jta.active();
     }
 
     /**
@@ -237,7 +245,7 @@ final class PhysicalConnections {
                     physical.setTransactionIsolation(wanted);
                 }
             }
-            if (onReplica ? !physical.isReadOnly() : readOnly) {
+            if (onReplica ? !physical.isReadOnly() : readOnly && !enlisted()) {
                 // A replica connection from a data source the application supplies is made read-only
                 // here, as the library's own replica pools make theirs (defence in depth).
                 physical.setReadOnly(true);
