@@ -66,7 +66,8 @@ public final class RoutingIntegrator implements Integrator {
         final var options = sessionFactory.getSessionFactoryOptions();
         if (caching != null
                 && !(caching instanceof NoCachingRegionFactory)
-                && (options.isSecondLevelCacheEnabled() || options.isQueryCacheEnabled())
+                // Caching switched on with nothing cached (Quarkus' default) keeps no entry to be stale.
+                && (options.isSecondLevelCacheEnabled() && cachesAnything(metadata) || options.isQueryCacheEnabled())
                 && routing.runtime().stampsCrossLocalCaches()) {
             LOG.warn(
                     "Read-your-writes crosses instances here (actors' stamps in a table or in Redis), but a"
@@ -76,5 +77,12 @@ public final class RoutingIntegrator implements Integrator {
                             + " set {}=true, or switch the second-level and query caches off",
                     RoutingSettings.SECOND_LEVEL_CACHE_SHARED);
         }
+    }
+
+    private static boolean cachesAnything(Metadata metadata) {
+        return metadata.getEntityBindings().stream()
+                        .anyMatch(entity -> entity.isCached() || entity.getNaturalIdCacheRegionName() != null)
+                || metadata.getCollectionBindings().stream()
+                        .anyMatch(collection -> collection.getCacheConcurrencyStrategy() != null);
     }
 }
