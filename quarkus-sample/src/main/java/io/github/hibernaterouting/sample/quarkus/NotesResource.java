@@ -2,6 +2,7 @@ package io.github.hibernaterouting.sample.quarkus;
 
 import io.github.hibernaterouting.routing.RoutingStatus;
 import io.github.hibernaterouting.routing.Strategy;
+import io.github.hibernaterouting.routing.quarkus.ReadOnly;
 import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import io.quarkus.security.Authenticated;
 import jakarta.inject.Inject;
@@ -61,8 +62,11 @@ public class NotesResource {
                 .build();
     }
 
+    /** A read-only transaction: on a replica, as one transaction there. */
     @GET
     @Path("/notes")
+    @Transactional
+    @ReadOnly
     public Response mine(@Context SecurityContext security) {
         final List<NoteJson> mine = Note.byAuthor(security.getUserPrincipal().getName()).stream()
                 .map(NoteJson::of)

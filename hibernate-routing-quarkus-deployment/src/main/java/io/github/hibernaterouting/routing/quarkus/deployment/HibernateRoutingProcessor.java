@@ -1,23 +1,36 @@
 package io.github.hibernaterouting.routing.quarkus.deployment;
 
+import io.github.hibernaterouting.routing.quarkus.ReadOnly;
 import io.github.hibernaterouting.routing.quarkus.runtime.HibernateRoutingRecorder;
 import io.github.hibernaterouting.routing.quarkus.runtime.QuarkusTenantResolver;
+import io.github.hibernaterouting.routing.quarkus.runtime.ReadOnlyInterceptor;
+import io.github.hibernaterouting.routing.quarkus.runtime.RoutedResource;
+import io.github.hibernaterouting.routing.quarkus.runtime.RoutedResourceInterceptor;
+import io.github.hibernaterouting.routing.quarkus.runtime.RoutingReadinessCheck;
+import io.github.hibernaterouting.routing.quarkus.runtime.RoutingRestFilters;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
 import io.quarkus.deployment.annotations.Record;
+import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.hibernate.orm.deployment.PersistenceUnitDescriptorBuildItem;
 import io.quarkus.hibernate.orm.deployment.integration.HibernateOrmIntegrationRuntimeConfiguredBuildItem;
 import io.quarkus.hibernate.orm.runtime.PersistenceUnitUtil;
 import java.util.List;
+import org.jboss.jandex.AnnotationTransformation;
+import org.jboss.jandex.DotName;
 import org.jboss.logging.Logger;
 
 /** The build steps of the extension. */
 class HibernateRoutingProcessor {
     static final String FEATURE = "hibernate-routing";
     private static final Logger LOG = Logger.getLogger(HibernateRoutingProcessor.class);
+    private static final DotName PATH = DotName.createSimple("jakarta.ws.rs.Path");
 
     @BuildStep
     FeatureBuildItem feature() {
@@ -25,11 +38,35 @@ class HibernateRoutingProcessor {
     }
 
     @BuildStep
-    AdditionalBeanBuildItem beans() {
-        return AdditionalBeanBuildItem.builder()
-                .addBeanClasses(QuarkusTenantResolver.class)
+    void beans(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+        beans.produce(AdditionalBeanBuildItem.builder()
+                .addBeanClasses(
+                        QuarkusTenantResolver.class, ReadOnly.class, ReadOnlyInterceptor.class, RoutedResource.class)
                 .setUnremovable()
-                .build();
+                .build());
+        if (capabilities.isPresent(Capability.SMALLRYE_HEALTH)) {
+            beans.produce(AdditionalBeanBuildItem.unremovableOf(RoutingReadinessCheck.class));
+        }
+    }
+
+    /**
+     * The read-your-writes filter of Quarkus REST, and its interceptor on every resource class (a class with
+     * {@code @Path}), which runs the resource method in the request's routing scope.
+     */
+    @BuildStep
+    void rest(
+            Capabilities capabilities,
+            BuildProducer<AdditionalIndexedClassesBuildItem> indexed,
+            BuildProducer<AdditionalBeanBuildItem> beans,
+            BuildProducer<AnnotationsTransformerBuildItem> transformers) {
+        if (!capabilities.isPresent(Capability.REST)) {
+            return;
+        }
+        indexed.produce(new AdditionalIndexedClassesBuildItem(RoutingRestFilters.class.getName()));
+        beans.produce(AdditionalBeanBuildItem.unremovableOf(RoutedResourceInterceptor.class));
+        transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forClasses()
+                .whenClass(type -> type.hasDeclaredAnnotation(PATH))
+                .transform(context -> context.add(RoutedResource.class))));
     }
 
     /** Routes the default persistence unit; another one runs as without the extension. */

@@ -80,10 +80,6 @@ public interface HibernateRoutingConfig {
 
     /** The SmallRye Health readiness check. */
     interface Health {
-        /** Whether the readiness check is registered. */
-        @WithDefault("true")
-        boolean enabled();
-
         /**
          * {@code false}: a replica that cannot serve leaves readiness UP (the library reads elsewhere) and shows as
          * {@code DEGRADED} in the check's data; {@code true}: it makes readiness DOWN.

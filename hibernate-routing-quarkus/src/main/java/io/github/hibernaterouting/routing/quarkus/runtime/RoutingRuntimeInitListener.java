@@ -5,6 +5,7 @@ import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.bootstrap.RoutingConnectionProvider;
 import io.github.hibernaterouting.routing.internal.cache.RoutingRegionFactoryInitiator;
+import io.github.hibernaterouting.routing.servlet.internal.EndpointRules;
 import io.quarkus.agroal.runtime.AgroalDataSourceUtil;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ClientProxy;
@@ -68,6 +69,7 @@ final class RoutingRuntimeInitListener implements HibernateOrmIntegrationRuntime
                     persistenceUnit, QuarkusSettings.ROOT, QuarkusSettings.ROOT);
             return;
         }
+        config.web().rules().ifPresent(RoutingRuntimeInitListener::checkRules);
         settings.forEach(properties);
         if (!names.isEmpty()) {
             properties.accept(RoutingSettings.REPLICA_DATASOURCES, replicaDataSources(names, mp));
@@ -123,6 +125,13 @@ final class RoutingRuntimeInitListener implements HibernateOrmIntegrationRuntime
                                 + " hold a second XA branch and commit with it: set " + prefix
                                 + "jdbc.transactions=disabled");
             }
+            if (!mp.getOptionalValue(prefix + "health-exclude", Boolean.class).orElse(false)) {
+                LOG.warnf(
+                        "The replica datasource '%s' is in Quarkus' datasource health check, which makes readiness DOWN"
+                                + " while it is unreachable although the library reads elsewhere: set %shealth-exclude=true"
+                                + " (the extension's own check reports the replicas)",
+                        name, prefix);
+            }
             final AgroalDataSource dataSource;
             try {
                 dataSource = ClientProxy.unwrap(
@@ -135,6 +144,17 @@ final class RoutingRuntimeInitListener implements HibernateOrmIntegrationRuntime
             dataSources.add(dataSource);
         }
         return dataSources;
+    }
+
+    /** The endpoint rules, checked at the start rather than at the first request. */
+    private static void checkRules(String rules) {
+        try {
+            EndpointRules.parse(rules);
+        } catch (RuntimeException e) {
+            throw RoutingConfigurationException.withMessage(
+                    QuarkusSettings.ROOT + "web.rules",
+                    "Invalid " + QuarkusSettings.ROOT + "web.rules: " + e.getMessage());
+        }
     }
 
     /** quarkus-micrometer's registry, when the application has it. */
