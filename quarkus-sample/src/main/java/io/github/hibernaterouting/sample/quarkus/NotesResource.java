@@ -5,6 +5,7 @@ import io.github.hibernaterouting.routing.Strategy;
 import io.github.hibernaterouting.routing.quarkus.ReadOnly;
 import io.github.hibernaterouting.routing.servlet.RoutingStrategy;
 import io.quarkus.security.Authenticated;
+import io.smallrye.common.annotation.Blocking;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -20,6 +21,8 @@ import jakarta.ws.rs.core.SecurityContext;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import org.eclipse.microprofile.context.ManagedExecutor;
 
 /** The notes API; every answer that read says which server ran the read in {@code X-Served-By}. */
 @Path("/api")
@@ -35,6 +38,9 @@ public class NotesResource {
 
     @Inject
     NodeNames nodes;
+
+    @Inject
+    ManagedExecutor executor;
 
     public record NoteJson(long id, String author, String text) {
         static NoteJson of(Note note) {
@@ -90,6 +96,17 @@ public class NotesResource {
     @RoutingStrategy(Strategy.PRIMARY)
     public Response fresh(@PathParam("id") long id) {
         return one(id);
+    }
+
+    /**
+     * The same read on a thread of a {@code ManagedExecutor}: Quarkus' context propagation carries the request's
+     * routing scope (its actor, and so read-your-writes) to it.
+     */
+    @GET
+    @Path("/notes/{id}/async")
+    @Blocking
+    public CompletionStage<Response> async(@PathParam("id") long id) {
+        return executor.supplyAsync(() -> one(id));
     }
 
     /** Adds one to a counter (created at 0) that has no {@code @Version}. */
