@@ -64,19 +64,29 @@ public final class RoutingIntegrator implements Integrator {
                     caching.getClass().getName());
         }
         final var options = sessionFactory.getSessionFactoryOptions();
-        if (caching != null
-                && !(caching instanceof NoCachingRegionFactory)
-                // Caching switched on with nothing cached (Quarkus' default) keeps no entry to be stale.
-                && (options.isSecondLevelCacheEnabled() && cachesAnything(metadata) || options.isQueryCacheEnabled())
-                && routing.runtime().stampsCrossLocalCaches()) {
-            LOG.warn(
-                    "Read-your-writes crosses instances here (actors' stamps in a table or in Redis), but a"
-                            + " second-level cache local to each instance is not told of a write made through"
-                            + " another one: it can serve an actor an entry older than its own write, beyond any lag"
-                            + " bound. Use a cache shared by every instance (a clustered or distributed provider) and"
-                            + " set {}=true, or switch the second-level and query caches off",
-                    RoutingSettings.SECOND_LEVEL_CACHE_SHARED);
+        if (caching == null
+                || caching instanceof NoCachingRegionFactory
+                || !routing.runtime().stampsCrossLocalCaches()) {
+            return;
         }
+        if (options.isSecondLevelCacheEnabled() && cachesAnything(metadata)) {
+            warnLocalCache();
+        } else if (options.isQueryCacheEnabled() && caching instanceof RoutingRegionFactory wrapper) {
+            // The query cache is on (Quarkus' default) but caches only queries marked cacheable: warn at the first.
+            wrapper.onFirstQueryResult(RoutingIntegrator::warnLocalCache);
+        } else if (options.isQueryCacheEnabled()) {
+            warnLocalCache();
+        }
+    }
+
+    private static void warnLocalCache() {
+        LOG.warn(
+                "Read-your-writes crosses instances here (actors' stamps in a table or in Redis), but a"
+                        + " second-level cache local to each instance is not told of a write made through"
+                        + " another one: it can serve an actor an entry older than its own write, beyond any lag"
+                        + " bound. Use a cache shared by every instance (a clustered or distributed provider) and"
+                        + " set {}=true, or switch the second-level and query caches off",
+                RoutingSettings.SECOND_LEVEL_CACHE_SHARED);
     }
 
     private static boolean cachesAnything(Metadata metadata) {

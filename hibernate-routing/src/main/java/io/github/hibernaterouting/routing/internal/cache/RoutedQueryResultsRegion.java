@@ -40,6 +40,9 @@ class RoutedQueryResultsRegion implements QueryResultsRegion {
     public void putIntoCache(Object key, Object value, SharedSessionContractImplementor session) {
         if (CacheFills.fromPrimary(session)) {
             delegate.putIntoCache(key, value, session);
+            if (factory instanceof RoutingRegionFactory routing) {
+                routing.queryResultCached();
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.internal.cache;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.hibernate.boot.spi.SessionFactoryOptions;
 import org.hibernate.cache.cfg.spi.DomainDataRegionBuildingContext;
 import org.hibernate.cache.cfg.spi.DomainDataRegionConfig;
@@ -41,6 +42,8 @@ public final class RoutingRegionFactory implements RegionFactory, ServiceRegistr
     private static final long serialVersionUID = 1L;
 
     private final RegionFactory delegate;
+    /** Run once, when the first query result is cached; {@code null} when nothing is to run. */
+    private final AtomicReference<Runnable> firstQueryResult = new AtomicReference<>();
 
     RoutingRegionFactory(RegionFactory delegate) {
         this.delegate = delegate;
@@ -132,5 +135,17 @@ public final class RoutingRegionFactory implements RegionFactory, ServiceRegistr
     @Override
     public String toString() {
         return "RoutingRegionFactory[" + delegate + "]";
+    }
+
+    /** Runs {@code action} once, when a query result is first put into the query cache. */
+    public void onFirstQueryResult(Runnable action) {
+        firstQueryResult.set(action);
+    }
+
+    void queryResultCached() {
+        final Runnable action = firstQueryResult.getAndSet(null);
+        if (action != null) {
+            action.run();
+        }
     }
 }
