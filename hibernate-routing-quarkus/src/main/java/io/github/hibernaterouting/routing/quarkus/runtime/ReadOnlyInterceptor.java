@@ -1,6 +1,7 @@
 package io.github.hibernaterouting.routing.quarkus.runtime;
 
 import io.github.hibernaterouting.routing.quarkus.ReadOnly;
+import io.github.hibernaterouting.routing.quarkus.ReadOnlyTransactions;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -9,7 +10,6 @@ import jakarta.interceptor.InvocationContext;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
-import org.hibernate.Session;
 
 /**
  * Makes the session and connection of a {@link ReadOnly} method's transaction read-only, inside the transaction
@@ -19,8 +19,6 @@ import org.hibernate.Session;
 @Interceptor
 @Priority(Interceptor.Priority.PLATFORM_BEFORE + 300)
 public class ReadOnlyInterceptor {
-    private static final String APPLIED = ReadOnlyInterceptor.class.getName() + ".applied";
-
     @Inject
     TransactionManager transactions;
 
@@ -29,15 +27,8 @@ public class ReadOnlyInterceptor {
 
     @AroundInvoke
     Object readOnly(InvocationContext invocation) throws Exception {
-        if (transactions.getStatus() != Status.STATUS_ACTIVE) {
-            return invocation.proceed();
-        }
-        final Session session = entityManager.unwrap(Session.class);
-        if (session.getProperties().get(APPLIED) == null) {
-            session.setProperty(APPLIED, Boolean.TRUE);
-            session.setDefaultReadOnly(true);
-            // The routed connection of this transaction's session: read-only before its first statement.
-            session.doWork(connection -> connection.setReadOnly(true));
+        if (transactions.getStatus() == Status.STATUS_ACTIVE) {
+            ReadOnlyTransactions.markReadOnly(entityManager);
         }
         return invocation.proceed();
     }
