@@ -17,13 +17,19 @@ import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
 import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
+import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.hibernate.orm.deployment.PersistenceUnitDescriptorBuildItem;
 import io.quarkus.hibernate.orm.deployment.integration.HibernateOrmIntegrationRuntimeConfiguredBuildItem;
 import io.quarkus.hibernate.orm.runtime.PersistenceUnitUtil;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTransformation;
+import org.jboss.jandex.ClassInfo;
 import org.jboss.jandex.DotName;
+import org.jboss.jandex.IndexView;
 import org.jboss.logging.Logger;
 
 /** The build steps of the extension. */
@@ -54,19 +60,52 @@ class HibernateRoutingProcessor {
      * {@code @Path}), which runs the resource method in the request's routing scope.
      */
     @BuildStep
+    void restFilters(Capabilities capabilities, BuildProducer<AdditionalIndexedClassesBuildItem> indexed) {
+        if (capabilities.isPresent(Capability.REST)) {
+            indexed.produce(new AdditionalIndexedClassesBuildItem(RoutingRestFilters.class.getName()));
+        }
+    }
+
+    @BuildStep
     void rest(
             Capabilities capabilities,
-            BuildProducer<AdditionalIndexedClassesBuildItem> indexed,
+            CombinedIndexBuildItem index,
             BuildProducer<AdditionalBeanBuildItem> beans,
             BuildProducer<AnnotationsTransformerBuildItem> transformers) {
         if (!capabilities.isPresent(Capability.REST)) {
             return;
         }
-        indexed.produce(new AdditionalIndexedClassesBuildItem(RoutingRestFilters.class.getName()));
         beans.produce(AdditionalBeanBuildItem.unremovableOf(RoutedResourceInterceptor.class));
+        final Set<DotName> resources = resourceClasses(index.getIndex());
         transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forClasses()
-                .whenClass(type -> type.hasDeclaredAnnotation(PATH))
+                .whenClass(type -> resources.contains(type.name()))
                 .transform(context -> context.add(RoutedResource.class))));
+    }
+
+    /**
+     * The classes whose methods serve requests: with {@code @Path} on the class or a method, or implementing an
+     * interface that has it.
+     */
+    static Set<DotName> resourceClasses(IndexView index) {
+        final Set<DotName> resources = new HashSet<>();
+        for (AnnotationInstance path : index.getAnnotations(PATH)) {
+            final ClassInfo declaring = switch (path.target().kind()) {
+                case CLASS -> path.target().asClass();
+                case METHOD -> path.target().asMethod().declaringClass();
+                default -> null;
+            };
+            if (declaring == null) {
+                continue;
+            }
+            if (declaring.isInterface()) {
+                index.getAllKnownImplementations(declaring.name()).stream()
+                        .filter(type -> !type.isInterface())
+                        .forEach(type -> resources.add(type.name()));
+            } else {
+                resources.add(declaring.name());
+            }
+        }
+        return resources;
     }
 
     /** Routes the default persistence unit; another one runs as without the extension. */

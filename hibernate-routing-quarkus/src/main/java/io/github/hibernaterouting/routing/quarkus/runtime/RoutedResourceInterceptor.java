@@ -28,7 +28,7 @@ import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 @Priority(Interceptor.Priority.PLATFORM_BEFORE)
 public class RoutedResourceInterceptor {
     private static final Logger LOG = Logger.getLogger(RoutedResourceInterceptor.class);
-    private static final String APPLIED = RoutedResourceInterceptor.class.getName() + ".applied";
+    static final String APPLIED = RoutedResourceInterceptor.class.getName() + ".applied";
 
     @Inject
     EntityManagerFactory entityManagerFactory;

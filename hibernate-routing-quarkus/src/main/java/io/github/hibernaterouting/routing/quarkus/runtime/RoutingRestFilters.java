@@ -18,6 +18,8 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.hibernate.JDBCException;
 import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
@@ -50,6 +52,7 @@ public class RoutingRestFilters {
     EntityManagerFactory entityManagerFactory;
 
     private volatile EndpointRules rules;
+    private final Set<Method> unrouted = ConcurrentHashMap.newKeySet();
 
     @ServerRequestFilter
     public Response route(ContainerRequestContext request, ResourceInfo resource) {
@@ -106,7 +109,21 @@ public class RoutingRestFilters {
     }
 
     @ServerResponseFilter
-    public void answer(ContainerRequestContext request, ContainerResponseContext response) {
+    public void answer(ContainerRequestContext request, ContainerResponseContext response, ResourceInfo resource) {
+        if (request.getProperty(RequestPlan.ATTRIBUTE) instanceof RequestPlan
+                && request.getProperty(RoutedResourceInterceptor.APPLIED) == null
+                && response.getStatus() < 400
+                && resource != null
+                && resource.getResourceMethod() != null
+                && unrouted.add(resource.getResourceMethod())) {
+            // Once per resource method: a resource the interceptor does not reach (not a CDI bean, a class the build
+            // did not
+            // see as a resource) runs without the request's scope, so without read-your-writes.
+            LOG.warnf(
+                    "The request %s %s was answered outside the request's routing scope: its resource method was not"
+                            + " intercepted (is the resource a CDI bean with @Path on its class?). Its reads had no actor",
+                    request.getMethod(), request.getUriInfo().getPath());
+        }
         if (request.getProperty(REQUEST_ID) instanceof String requestId) {
             response.getHeaders().putSingle(RoutingHeaders.REQUEST_ID, requestId);
             MDC.remove(MDC_REQUEST_ID);
