@@ -66,6 +66,37 @@ final class SampleProcess implements AutoCloseable {
 
     /** Starts the sample and waits until it listens; fails with its output if it exits first. */
     static SampleProcess start(String name, Map<String, String> properties) {
+        final SampleProcess sample = launch(name, properties);
+        sample.awaitOutput("Listening on", START);
+        return sample;
+    }
+
+    /**
+     * Starts the sample with a configuration that must stop its start, and waits until it exited.
+     *
+     * @return its output
+     * @throws AssertionError if it listens, or has not exited within the deadline
+     */
+    static String startFailing(String name, Map<String, String> properties) {
+        try (SampleProcess sample = launch(name, properties)) {
+            final long deadline = System.nanoTime() + START.toNanos();
+            while (sample.process.isAlive()) {
+                if (sample.output().contains("Listening on")) {
+                    throw new AssertionError("The sample started although it should not have:\n" + sample.output());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("The sample did not exit within " + START + ":\n" + sample.output());
+                }
+                pause();
+            }
+            if (sample.process.exitValue() == 0) {
+                throw new AssertionError("The sample exited with 0:\n" + sample.output());
+            }
+            return sample.output();
+        }
+    }
+
+    private static SampleProcess launch(String name, Map<String, String> properties) {
         final int port = freePort();
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
@@ -79,9 +110,7 @@ final class SampleProcess implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(output.toFile())
                     .start();
-            final SampleProcess sample = new SampleProcess(process, output, port);
-            sample.awaitOutput("Listening on", START);
-            return sample;
+            return new SampleProcess(process, output, port);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -148,6 +177,18 @@ final class SampleProcess implements AutoCloseable {
         while (!servedBy(send(user, "GET", path, null)).startsWith("replica")) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("Reads of " + path + " never reached a replica:\n" + output());
+            }
+            pause();
+        }
+    }
+
+    /** Until {@code /q/health/ready}'s body satisfies {@code condition}. */
+    void awaitReady(java.util.function.Predicate<String> condition, Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        String body = "";
+        while (!condition.test(body = send(null, "GET", "/q/health/ready", null).body())) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Readiness never met the condition; last:\n" + body);
             }
             pause();
         }
