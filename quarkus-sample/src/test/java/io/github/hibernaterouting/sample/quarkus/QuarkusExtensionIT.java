@@ -2,13 +2,10 @@ package io.github.hibernaterouting.sample.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.RedisServer;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +17,6 @@ import org.junit.jupiter.api.Test;
  * context, and the filter's headers.
  */
 class QuarkusExtensionIT {
-    private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
 
     private static PostgresCluster cluster;
     private static RedisServer redis;
@@ -31,7 +27,7 @@ class QuarkusExtensionIT {
         cluster = PostgresCluster.builder().standbys(2).start();
         redis = RedisServer.start();
         sample = SampleProcess.start("extension", SampleProcess.properties(cluster, redis));
-        final long id = create("alice", "warm-up");
+        final long id = sample.create("alice", "warm-up");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         sample.awaitReplicaReads("alice", "/api/notes/" + id);
         sample.awaitReplicaReads("bob", "/api/notes/" + id);
@@ -58,8 +54,8 @@ class QuarkusExtensionIT {
 
     @Test
     void aReadOnAManagedExecutorThread_keepsTheRequestsActor_soItSeesHerWrite_whileTheReplicasArePaused() {
-        pauseReplicas();
-        final long id = create("alice", "written while the replicas are paused");
+        SampleProcess.pauseReplicas(cluster);
+        final long id = sample.create("alice", "written while the replicas are paused");
 
         final HttpResponse<String> hers = sample.send("alice", "GET", "/api/notes/" + id + "/async", null);
         final HttpResponse<String> his = sample.send("bob", "GET", "/api/notes/" + id + "/async", null);
@@ -73,7 +69,7 @@ class QuarkusExtensionIT {
 
     @Test
     void aReadOnlyTransaction_readsOnAReplica_underTransactionsPrimary() {
-        create("alice", "a note");
+        sample.create("alice", "a note");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
 
         final HttpResponse<String> mine = sample.send("alice", "GET", "/api/notes", null);
@@ -84,8 +80,8 @@ class QuarkusExtensionIT {
 
     @Test
     void aReadOnlyTransaction_readsTheActorsWriteOnThePrimary_whileTheReplicasArePaused() {
-        pauseReplicas();
-        create("alice", "the latest, not replayed");
+        SampleProcess.pauseReplicas(cluster);
+        sample.create("alice", "the latest, not replayed");
 
         final HttpResponse<String> mine = sample.send("alice", "GET", "/api/notes", null);
 
@@ -96,7 +92,7 @@ class QuarkusExtensionIT {
 
     @Test
     void routingStrategyOnAResourceMethod_sendsItsReadsToThePrimary_andOthersStayOnReplicas() {
-        final long id = create("alice", "fresh");
+        final long id = sample.create("alice", "fresh");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
 
         assertThat(SampleProcess.servedBy(sample.send("bob", "GET", "/api/notes/" + id + "/fresh", null)))
@@ -127,11 +123,11 @@ class QuarkusExtensionIT {
 
     @Test
     void anotherUserWithTheWritersToken_readsTheWrite_whileTheReplicasArePaused() {
-        pauseReplicas();
+        SampleProcess.pauseReplicas(cluster);
         final HttpResponse<String> created =
                 sample.send("alice", "POST", "/api/notes", "{\"text\":\"shared by link\"}");
         final String token = created.headers().firstValue("X-Consistency-Token").orElseThrow();
-        final long id = id(created);
+        final long id = SampleProcess.id(created);
 
         final HttpResponse<String> withToken =
                 sample.send("bob", "GET", "/api/notes/" + id, null, "X-Consistency-Token", token);
@@ -156,24 +152,5 @@ class QuarkusExtensionIT {
         assertThat(token.body()).contains("X-Consistency-Token");
         assertThat(ahead.statusCode()).isEqualTo(400);
         assertThat(ahead.body()).contains("X-Consistency-Token");
-    }
-
-    private static void pauseReplicas() {
-        cluster.awaitCaughtUp(Duration.ofSeconds(30));
-        for (Node standby : cluster.standbys()) {
-            cluster.pauseReplay(standby);
-        }
-    }
-
-    private static long create(String user, String text) {
-        final HttpResponse<String> created = sample.send(user, "POST", "/api/notes", "{\"text\":\"" + text + "\"}");
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        return id(created);
-    }
-
-    private static long id(HttpResponse<String> response) {
-        final Matcher matcher = ID.matcher(response.body());
-        assertThat(matcher.find()).as(response.body()).isTrue();
-        return Long.parseLong(matcher.group(1));
     }
 }

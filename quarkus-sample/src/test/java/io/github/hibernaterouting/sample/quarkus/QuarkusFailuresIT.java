@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.RedisServer;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +16,6 @@ import org.junit.jupiter.api.Test;
  * configuration, and secrets, each on servers of its own.
  */
 class QuarkusFailuresIT {
-    private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
     private static final String PRIMARY_PASSWORD = "Pg-S3cret-7c41e";
     private static final String REDIS_PASSWORD = "Redis-S3cret-93d0a";
 
@@ -28,7 +24,7 @@ class QuarkusFailuresIT {
         try (PostgresCluster cluster = PostgresCluster.builder().standbys(2).start();
                 SampleProcess sample =
                         SampleProcess.start("failures-standby", SampleProcess.properties(cluster, null))) {
-            final long id = create(sample, "alice", "read while a standby dies");
+            final long id = sample.create("alice", "read while a standby dies");
             cluster.awaitCaughtUp(Duration.ofSeconds(30));
             sample.awaitReplicaReads("bob", "/api/notes/" + id);
             final List<Integer> statuses = new ArrayList<>();
@@ -168,7 +164,7 @@ class QuarkusFailuresIT {
             properties.put("quarkus.log.category.\"com.zaxxer.hikari\".level", "DEBUG");
             final StringBuilder seen = new StringBuilder();
             try (SampleProcess sample = SampleProcess.start("secrets", properties)) {
-                final long id = create(sample, "alice", "secret-free");
+                final long id = sample.create("alice", "secret-free");
                 seen.append(
                         sample.send("alice", "GET", "/api/notes/" + id, null).body());
                 cluster.kill(cluster.standby(1));
@@ -210,13 +206,5 @@ class QuarkusFailuresIT {
             assertThat(System.nanoTime()).as("%d reads answered", count).isLessThan(deadline);
             Thread.onSpinWait();
         }
-    }
-
-    private static long create(SampleProcess sample, String user, String text) {
-        final HttpResponse<String> created = sample.send(user, "POST", "/api/notes", "{\"text\":\"" + text + "\"}");
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        final Matcher matcher = ID.matcher(created.body());
-        assertThat(matcher.find()).as(created.body()).isTrue();
-        return Long.parseLong(matcher.group(1));
     }
 }

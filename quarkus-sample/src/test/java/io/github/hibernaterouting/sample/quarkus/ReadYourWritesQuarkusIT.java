@@ -2,7 +2,6 @@ package io.github.hibernaterouting.sample.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.RedisServer;
 import java.net.http.HttpResponse;
@@ -12,8 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +21,6 @@ import org.junit.jupiter.api.Test;
  * on a real primary and two streaming standbys whose replay the tests pause.
  */
 class ReadYourWritesQuarkusIT {
-    private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
 
     private static PostgresCluster cluster;
     private static RedisServer redis;
@@ -38,7 +34,7 @@ class ReadYourWritesQuarkusIT {
         final Map<String, String> properties = SampleProcess.properties(cluster, redis);
         first = SampleProcess.start("ryw-first", properties);
         second = SampleProcess.start("ryw-second", properties);
-        final long id = create(first, "alice", "warm-up");
+        final long id = first.create("alice", "warm-up");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         for (SampleProcess instance : new SampleProcess[] {first, second}) {
             instance.awaitReplicaReads("alice", "/api/notes/" + id);
@@ -67,8 +63,8 @@ class ReadYourWritesQuarkusIT {
 
     @Test
     void aWriteThenAReadByTheSameUser_seesTheWrite_andAnotherUserReadsAPausedReplica() {
-        pauseReplicas();
-        final long id = create(first, "alice", "hello");
+        SampleProcess.pauseReplicas(cluster);
+        final long id = first.create("alice", "hello");
 
         final HttpResponse<String> hers = first.send("alice", "GET", "/api/notes/" + id, null);
         final HttpResponse<String> his = first.send("bob", "GET", "/api/notes/" + id, null);
@@ -82,8 +78,8 @@ class ReadYourWritesQuarkusIT {
 
     @Test
     void aWriteThroughOneInstance_isReadByItsWriterThroughTheOther_whileTheReplicasArePaused() {
-        pauseReplicas();
-        final long id = create(first, "alice", "written through the first instance");
+        SampleProcess.pauseReplicas(cluster);
+        final long id = first.create("alice", "written through the first instance");
 
         final HttpResponse<String> hers = second.send("alice", "GET", "/api/notes/" + id, null);
         final HttpResponse<String> his = second.send("bob", "GET", "/api/notes/" + id, null);
@@ -96,7 +92,7 @@ class ReadYourWritesQuarkusIT {
 
     @Test
     void aTransactionalIncrement_runsOnThePrimary_andAnswersWithItsCommitPosition() throws SQLException {
-        pauseReplicas();
+        SampleProcess.pauseReplicas(cluster);
         first.send("alice", "PUT", "/api/counters/escalated/increment", null);
         final HttpResponse<String> second = first.send("alice", "PUT", "/api/counters/escalated/increment", null);
 
@@ -117,7 +113,7 @@ class ReadYourWritesQuarkusIT {
             assertThat(lazy.send("alice", "PUT", "/api/counters/lost/increment", null)
                             .statusCode())
                     .isEqualTo(200);
-            pauseReplicas();
+            SampleProcess.pauseReplicas(cluster);
             assertThat(lazy.send("alice", "PUT", "/api/counters/lost/increment", null)
                             .body())
                     .contains("\"value\":2");
@@ -143,20 +139,5 @@ class ReadYourWritesQuarkusIT {
             assertThat(rows.next()).isTrue();
             return rows.getLong(1);
         }
-    }
-
-    private static void pauseReplicas() {
-        cluster.awaitCaughtUp(Duration.ofSeconds(30));
-        for (Node standby : cluster.standbys()) {
-            cluster.pauseReplay(standby);
-        }
-    }
-
-    private static long create(SampleProcess sample, String user, String text) {
-        final HttpResponse<String> created = sample.send(user, "POST", "/api/notes", "{\"text\":\"" + text + "\"}");
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        final Matcher matcher = ID.matcher(created.body());
-        assertThat(matcher.find()).as(created.body()).isTrue();
-        return Long.parseLong(matcher.group(1));
     }
 }

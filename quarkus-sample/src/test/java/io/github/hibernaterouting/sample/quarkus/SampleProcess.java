@@ -21,6 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -32,6 +34,7 @@ final class SampleProcess implements AutoCloseable {
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Duration START = Duration.ofSeconds(180);
+    private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
 
     private final Process process;
     private final Path output;
@@ -164,6 +167,32 @@ final class SampleProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Creates a note as {@code user} and returns its id; fails unless the answer is 201. */
+    long create(String user, String text) {
+        final HttpResponse<String> created = send(user, "POST", "/api/notes", "{\"text\":\"" + text + "\"}");
+        if (created.statusCode() != 201) {
+            throw new AssertionError("Creating a note answered " + created.statusCode() + ": " + created.body());
+        }
+        return id(created);
+    }
+
+    /** The {@code id} of the note in a response's body. */
+    static long id(HttpResponse<String> response) {
+        final Matcher matcher = ID.matcher(response.body());
+        if (!matcher.find()) {
+            throw new AssertionError("No note id in: " + response.body());
+        }
+        return Long.parseLong(matcher.group(1));
+    }
+
+    /** Pauses WAL replay on every standby once they have replayed everything. */
+    static void pauseReplicas(PostgresCluster cluster) {
+        cluster.awaitCaughtUp(Duration.ofSeconds(30));
+        for (Node standby : cluster.standbys()) {
+            cluster.pauseReplay(standby);
         }
     }
 
