@@ -13,6 +13,7 @@ import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.AgroalConnectionFactoryConfiguration.TransactionIsolation;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
@@ -42,6 +43,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.engine.transaction.jta.platform.internal.NarayanaJtaPlatform;
 import org.junit.jupiter.api.AfterAll;
@@ -90,6 +93,11 @@ class JtaIT {
 
     /** A pool whose connections join the current global transaction, as a container's JTA data source's do. */
     private static AgroalDataSource enlisting(Node node) throws SQLException {
+        return enlisting(node, TransactionIsolation.UNDEFINED);
+    }
+
+    /** {@link #enlisting(Node)}, its connections at {@code isolation}. */
+    private static AgroalDataSource enlisting(Node node, TransactionIsolation isolation) throws SQLException {
         return AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool.maxSize(5)
                         .transactionIntegration(new NarayanaTransactionIntegration(
@@ -97,6 +105,7 @@ class JtaIT {
                                 new com.arjuna.ats.internal.jta.transaction.arjunacore
                                         .TransactionSynchronizationRegistryImple()))
                         .connectionFactoryConfiguration(factory -> factory.jdbcUrl(node.jdbcUrl())
+                                .jdbcTransactionIsolation(isolation)
                                 .principal(new NamePrincipal(cluster.user()))
                                 .credential(new SimplePassword(cluster.password())))));
     }
@@ -203,6 +212,145 @@ class JtaIT {
             }
             tm.commit();
             assertThat(countOnPrimary(cluster, "note")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A note committed through {@code emf} and replayed on every standby as {@code "replayed"}, then
+     * changed to {@code "changed"} on the primary behind the standbys' backs, their replay paused: a read
+     * that returns {@code "replayed"} ran on a replica.
+     */
+    private static long noteChangedBehindThePausedStandbys(EntityManagerFactory emf) throws Exception {
+        tm.begin();
+        final Note note = new Note("replayed");
+        try (EntityManager em = emf.createEntityManager()) {
+            em.persist(note);
+        }
+        tm.commit();
+        RoutingItSupport.awaitCaughtUpAsSeenBy(cluster, emf);
+        cluster.standbys().forEach(cluster::pauseReplay);
+        onPrimary(cluster, "update note set text = 'changed' where id = " + note.id);
+        return note.id;
+    }
+
+    private static String textOf(EntityManager em, long id) {
+        return em.find(Note.class, id).text;
+    }
+
+    @Test
+    void underTransactionsPrimary_aGlobalTransactionReadsOnThePrimaryFromItsFirstStatement_andOtherReadsOnAReplica()
+            throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.TRANSACTIONS, "PRIMARY"))) {
+            final long id = noteChangedBehindThePausedStandbys(emf);
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                        .isEqualTo("changed");
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("its next read (%s)", routingState(emf))
+                        .isTrue();
+            }
+            tm.commit();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("a read outside a global transaction (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+            }
+        }
+    }
+
+    @Test
+    void underTransactionsLazy_aGlobalTransactionReadsOnAReplica_untilItsFirstWrite() throws Exception {
+        // LAZY is the default.
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            final long id = noteChangedBehindThePausedStandbys(emf);
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+                em.persist(new Note("the first write"));
+                em.flush();
+                assertThat(em.createNativeQuery("select text from note where id = " + id, String.class)
+                                .getSingleResult())
+                        .as("a read after the first write (%s)", routingState(emf))
+                        .isEqualTo("changed");
+            }
+            tm.commit();
+        }
+    }
+
+    @Test
+    void providerDisablesAutocommit_doesNotMakeEveryReadLookTransactional() throws Exception {
+        // As Quarkus configures Hibernate: its Agroal pool is JTA-aware, and Hibernate never switches auto-commit.
+        try (EntityManagerFactory emf =
+                jtaUnit(Map.of(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, "true"))) {
+            final long id = noteChangedBehindThePausedStandbys(emf);
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("a read outside any global transaction (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("the next read outside any global transaction (%s)", routingState(emf))
+                        .isFalse();
+            }
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("a global transaction's read before any write (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+            }
+            tm.commit();
+        }
+    }
+
+    @Test
+    void aRepeatableReadGlobalTransaction_readsOnThePrimary_andAReadOutsideOneOnAReplica() throws Exception {
+        // The pool's connections run at REPEATABLE READ; hibernate.connection.isolation tells the library so
+        // (it does not change the connections of the application's own data source).
+        try (AgroalDataSource repeatableRead = enlisting(cluster.primary(), TransactionIsolation.REPEATABLE_READ);
+                EntityManagerFactory emf = jtaUnit(Map.of(
+                        AvailableSettings.JAKARTA_JTA_DATASOURCE,
+                        repeatableRead,
+                        AvailableSettings.ISOLATION,
+                        "REPEATABLE_READ"))) {
+            final long id = noteChangedBehindThePausedStandbys(emf);
+            tm.begin();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                        .isEqualTo("changed");
+                assertThat(em.createNativeQuery("show transaction_isolation", String.class)
+                                .getSingleResult())
+                        .as("the level the transaction runs at, on the primary")
+                        .isEqualTo("repeatable read");
+            }
+            tm.commit();
+            try (EntityManager em = emf.createEntityManager()) {
+                assertThat(textOf(em, id))
+                        .as("a read outside a global transaction (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+            }
+        }
+    }
+
+    @Test
+    void aStatelessSessionInAGlobalTransaction_readsOnThePrimary_andOutsideOneOnAReplica() throws Exception {
+        try (EntityManagerFactory emf = jtaUnit(Map.of())) {
+            final long id = noteChangedBehindThePausedStandbys(emf);
+            tm.begin();
+            try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
+                assertThat(session.get(Note.class, id).text)
+                        .as("a stateless session's read in a global transaction (%s)", routingState(emf))
+                        .isEqualTo("changed");
+            }
+            tm.commit();
+            try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
+                assertThat(session.get(Note.class, id).text)
+                        .as("a stateless session's read outside a global transaction (%s)", routingState(emf))
+                        .isEqualTo("replayed");
+            }
         }
     }
 
