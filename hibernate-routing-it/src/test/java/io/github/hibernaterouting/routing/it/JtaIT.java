@@ -58,7 +58,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A JTA persistence unit, as a Jakarta EE server runs one: Narayana is the transaction manager, the
  * primary a transaction-aware Agroal pool enlisted in the global transaction, the replicas plain
- * pools. Reads go to a replica until the transaction writes, a write is captured for
+ * pools. Reads go to a replica until the transaction writes (under {@code transactions=LAZY}; under
+ * {@code PRIMARY}, and above READ COMMITTED, a read-write global transaction reads on the primary from
+ * its first statement; a stateless session's too), a write is captured for
  * read-your-writes only once the global transaction commits, and one that rolls back leaves neither
  * a row nor a stamp.
  */
@@ -237,21 +239,36 @@ class JtaIT {
         return em.find(Note.class, id).text;
     }
 
+    /**
+     * Runs {@code work} in a global transaction and commits it; rolls it back if {@code work} fails, so
+     * that a failed assertion leaves no transaction open and no connection borrowed.
+     */
+    private static void inGlobalTransaction(Runnable work) throws Exception {
+        tm.begin();
+        try {
+            work.run();
+        } catch (RuntimeException | Error e) {
+            tm.rollback();
+            throw e;
+        }
+        tm.commit();
+    }
+
     @Test
     void underTransactionsPrimary_aGlobalTransactionReadsOnThePrimaryFromItsFirstStatement_andOtherReadsOnAReplica()
             throws Exception {
         try (EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.TRANSACTIONS, "PRIMARY"))) {
             final long id = noteChangedBehindThePausedStandbys(emf);
-            tm.begin();
-            try (EntityManager em = emf.createEntityManager()) {
-                assertThat(textOf(em, id))
-                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
-                        .isEqualTo("changed");
-                assertThat(servedBy(cluster, em).isPrimary())
-                        .as("its next read (%s)", routingState(emf))
-                        .isTrue();
-            }
-            tm.commit();
+            inGlobalTransaction(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(textOf(em, id))
+                            .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                            .isEqualTo("changed");
+                    assertThat(servedBy(cluster, em).isPrimary())
+                            .as("its next read (%s)", routingState(emf))
+                            .isTrue();
+                }
+            });
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(textOf(em, id))
                         .as("a read outside a global transaction (%s)", routingState(emf))
@@ -265,27 +282,29 @@ class JtaIT {
         // LAZY is the default.
         try (EntityManagerFactory emf = jtaUnit(Map.of())) {
             final long id = noteChangedBehindThePausedStandbys(emf);
-            tm.begin();
-            try (EntityManager em = emf.createEntityManager()) {
-                assertThat(textOf(em, id))
-                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
-                        .isEqualTo("replayed");
-                em.persist(new Note("the first write"));
-                em.flush();
-                assertThat(em.createNativeQuery("select text from note where id = " + id, String.class)
-                                .getSingleResult())
-                        .as("a read after the first write (%s)", routingState(emf))
-                        .isEqualTo("changed");
-            }
-            tm.commit();
+            inGlobalTransaction(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(textOf(em, id))
+                            .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                            .isEqualTo("replayed");
+                    em.persist(new Note("the first write"));
+                    em.flush();
+                    assertThat(em.createNativeQuery("select text from note where id = " + id, String.class)
+                                    .getSingleResult())
+                            .as("a read after the first write (%s)", routingState(emf))
+                            .isEqualTo("changed");
+                }
+            });
         }
     }
 
     @Test
-    void providerDisablesAutocommit_doesNotMakeEveryReadLookTransactional() throws Exception {
-        // As Quarkus configures Hibernate: its Agroal pool is JTA-aware, and Hibernate never switches auto-commit.
-        try (EntityManagerFactory emf =
-                jtaUnit(Map.of(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, "true"))) {
+    void underProviderDisablesAutocommit_aReadOutsideAnyGlobalTransactionGoesToAReplica() throws Exception {
+        // As the Quarkus extension configures Hibernate by default: Quarkus sets provider_disables_autocommit, the
+        // extension transactions=PRIMARY. Under JTA, Hibernate never switches auto-commit.
+        try (EntityManagerFactory emf = jtaUnit(Map.of(
+                AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, "true",
+                RoutingSettings.TRANSACTIONS, "PRIMARY"))) {
             final long id = noteChangedBehindThePausedStandbys(emf);
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(textOf(em, id))
@@ -295,13 +314,13 @@ class JtaIT {
                         .as("the next read outside any global transaction (%s)", routingState(emf))
                         .isFalse();
             }
-            tm.begin();
-            try (EntityManager em = emf.createEntityManager()) {
-                assertThat(textOf(em, id))
-                        .as("a global transaction's read before any write (%s)", routingState(emf))
-                        .isEqualTo("replayed");
-            }
-            tm.commit();
+            inGlobalTransaction(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(textOf(em, id))
+                            .as("a global transaction's first read, before any write (%s)", routingState(emf))
+                            .isEqualTo("changed");
+                }
+            });
         }
     }
 
@@ -316,17 +335,17 @@ class JtaIT {
                         AvailableSettings.ISOLATION,
                         "REPEATABLE_READ"))) {
             final long id = noteChangedBehindThePausedStandbys(emf);
-            tm.begin();
-            try (EntityManager em = emf.createEntityManager()) {
-                assertThat(textOf(em, id))
-                        .as("the global transaction's first read, before any write (%s)", routingState(emf))
-                        .isEqualTo("changed");
-                assertThat(em.createNativeQuery("show transaction_isolation", String.class)
-                                .getSingleResult())
-                        .as("the level the transaction runs at, on the primary")
-                        .isEqualTo("repeatable read");
-            }
-            tm.commit();
+            inGlobalTransaction(() -> {
+                try (EntityManager em = emf.createEntityManager()) {
+                    assertThat(textOf(em, id))
+                            .as("the global transaction's first read, before any write (%s)", routingState(emf))
+                            .isEqualTo("changed");
+                    assertThat(em.createNativeQuery("show transaction_isolation", String.class)
+                                    .getSingleResult())
+                            .as("the level the transaction runs at, on the primary")
+                            .isEqualTo("repeatable read");
+                }
+            });
             try (EntityManager em = emf.createEntityManager()) {
                 assertThat(textOf(em, id))
                         .as("a read outside a global transaction (%s)", routingState(emf))
@@ -339,13 +358,13 @@ class JtaIT {
     void aStatelessSessionInAGlobalTransaction_readsOnThePrimary_andOutsideOneOnAReplica() throws Exception {
         try (EntityManagerFactory emf = jtaUnit(Map.of())) {
             final long id = noteChangedBehindThePausedStandbys(emf);
-            tm.begin();
-            try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
-                assertThat(session.get(Note.class, id).text)
-                        .as("a stateless session's read in a global transaction (%s)", routingState(emf))
-                        .isEqualTo("changed");
-            }
-            tm.commit();
+            inGlobalTransaction(() -> {
+                try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
+                    assertThat(session.get(Note.class, id).text)
+                            .as("a stateless session's read in a global transaction (%s)", routingState(emf))
+                            .isEqualTo("changed");
+                }
+            });
             try (StatelessSession session = emf.unwrap(SessionFactory.class).openStatelessSession()) {
                 assertThat(session.get(Note.class, id).text)
                         .as("a stateless session's read outside a global transaction (%s)", routingState(emf))
