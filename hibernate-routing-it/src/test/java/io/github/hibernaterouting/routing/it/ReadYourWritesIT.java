@@ -724,6 +724,68 @@ class ReadYourWritesIT {
         }
     }
 
+    /**
+     * While a mutation of the actor is pending (another request of the same actor, here or on another
+     * instance), its write may have committed without its position being stored yet. A read that began
+     * after that commit must see it: it takes the primary's position when it begins, and a replica that
+     * has replayed that far serves it, as the primary would. Standby 1 is paused behind the write, standby
+     * 2 has replayed it: every read sees the write, none on standby 1, and the caught-up standby serves.
+     * Before, every read of an actor with a pending mutation went to the primary.
+     */
+    @Test
+    void readDuringAPendingMutationWhoseWriteCommitted_seesItOnAReplicaThatReplayedIt() throws Exception {
+        final String actor = "pending-committed-" + UUID.randomUUID();
+        final Map<String, Object> settings = new HashMap<>(RoutingTestSupport.redisWithShortWindow(redis.uri(), "8s"));
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, LAG_BOUND_NO_TEST_REACHES);
+        // The wait ends as soon as standby 2 has the position; a long one keeps a slow machine from falling back.
+        settings.put(RoutingSettings.LSN_WAIT, "30s");
+        try (EntityManagerFactory instance = emf(cluster, settings)) {
+            awaitActorReadsOnReplicas(instance, "probe-" + UUID.randomUUID());
+            final Node paused = cluster.standby(1);
+            cluster.pauseReplay(paused);
+            // As a mutating request does before its handler: a pending entry no commit of this instance takes.
+            ReadYourWrites.beforeMutation(instance, actor);
+            // The mutation's write, committed where no stamp follows it (its request has not answered yet).
+            final long id = Long.parseLong(stringOnPrimary(
+                    "insert into note values (nextval('note_seq'), 'committed, position not stored') returning id"));
+            cluster.awaitReplay(cluster.standby(2), cluster.currentWalLsn(), Duration.ofSeconds(30));
+            final Set<Node> served = new HashSet<>();
+            for (int i = 0; i < 6; i++) {
+                // Another mutation of the actor starts before each read, so that one is pending however slow
+                // this machine is (the window, 8 s, counts from the latest).
+                ReadYourWrites.beforeMutation(instance, actor);
+                served.add(readNoteAs(instance, actor, null, id));
+            }
+            assertThat(served)
+                    .as("never the standby without the write (%s)", routingState(instance))
+                    .doesNotContain(paused);
+            assertThat(served)
+                    .as("the standby that replayed the primary's position serves (%s)", routingState(instance))
+                    .contains(cluster.standby(2));
+        }
+    }
+
+    /** The same with both standbys behind the write: the primary serves, and the read sees it. */
+    @Test
+    void readDuringAPendingMutationWhoseWriteNoStandbyReplayed_isServedByThePrimary() throws Exception {
+        final String actor = "pending-behind-" + UUID.randomUUID();
+        final Map<String, Object> settings = new HashMap<>(RoutingTestSupport.redisWithShortWindow(redis.uri(), "8s"));
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, LAG_BOUND_NO_TEST_REACHES);
+        try (EntityManagerFactory instance = emf(cluster, settings)) {
+            awaitActorReadsOnReplicas(instance, "probe-" + UUID.randomUUID());
+            cluster.standbys().forEach(cluster::pauseReplay);
+            ReadYourWrites.beforeMutation(instance, actor);
+            final long id = Long.parseLong(stringOnPrimary(
+                    "insert into note values (nextval('note_seq'), 'committed, no standby has it') returning id"));
+            for (int i = 0; i < 3; i++) {
+                ReadYourWrites.beforeMutation(instance, actor);
+                assertThat(readNoteAs(instance, actor, null, id))
+                        .as("read #%d (%s)", i, routingState(instance))
+                        .isEqualTo(cluster.primary());
+            }
+        }
+    }
+
     @Test
     void redisThatLostItsData_sendsActorsToThePrimaryForOneWindow() throws Exception {
         final EntityManagerFactory withRedis = emf(cluster, RoutingTestSupport.redisWithShortWindow(redis.uri(), "2s"));

@@ -30,6 +30,14 @@ public final class ActorStamps implements AutoCloseable {
     /** "Reads must use the primary": a mutation is pending or the marker could not be read. No replica ever reaches it. */
     public static final long PRIMARY_ONLY = -1L;
 
+    /**
+     * "A mutation of the actor is in flight": the shared marker holds a pending entry, so a write of the
+     * actor may have committed whose position is not stored yet. Any such commit that returned before a
+     * read began is behind the primary's position read after that ({@link ReadYourWritesTracker}), so
+     * it never leaves {@code internal.consistency}. No replica ever reaches it.
+     */
+    static final long PENDING = -2L;
+
     /** The actors' table of {@code actor_stamps=TABLE}: names already checked to be plain identifiers. */
     public record StampTable(String table, String keyColumn, String column) {}
 
@@ -140,7 +148,8 @@ public final class ActorStamps implements AutoCloseable {
     /**
      * The position {@code actor}'s reads must reflect, from memory, the Redis marker and the actors'
      * table on the primary ({@code actor_stamps=TABLE}), the latest of them: {@link Lsn#UNKNOWN} if
-     * none, {@link #PRIMARY_ONLY} if a mutation is pending or the marker or the table cannot be read.
+     * none, {@link #PENDING} if the marker holds a pending mutation, {@link #PRIMARY_ONLY} if the marker
+     * or the table cannot be read.
      *
      * @param heldPrimary the primary connection the unit of work holds (in auto-commit), on which the
      *     table is read; {@code null} if it holds none, and then one is borrowed from the pool for the read
@@ -154,8 +163,8 @@ public final class ActorStamps implements AutoCloseable {
         if (redis != null) {
             try {
                 final long marker = redis.read(actor);
-                if (marker == PRIMARY_ONLY) {
-                    return PRIMARY_ONLY;
+                if (marker == PRIMARY_ONLY || marker == PENDING) {
+                    return marker;
                 }
                 minimum = Lsn.max(minimum, marker);
             } catch (RedisMarker.Unavailable e) {
@@ -176,6 +185,26 @@ public final class ActorStamps implements AutoCloseable {
             }
         }
         return minimum;
+    }
+
+    /**
+     * The primary's WAL position now, read on {@code heldPrimary} or else on a connection borrowed for it:
+     * never behind any commit that has returned. {@link #PRIMARY_ONLY} if it cannot be read.
+     */
+    long primaryPositionNow(Connection heldPrimary) {
+        try {
+            if (heldPrimary != null) {
+                return WalPositions.insertPosition(heldPrimary);
+            }
+            try (Connection connection = primary.getConnection()) {
+                return WalPositions.insertPosition(connection);
+            }
+        } catch (SQLException e) {
+            LOG.debug(
+                    "Could not read the primary's WAL position for a read during a pending mutation ({})",
+                    e.getMessage());
+            return PRIMARY_ONLY;
+        }
     }
 
     /** {@link #minimumFor(String, Connection)} for code that holds no primary connection. */

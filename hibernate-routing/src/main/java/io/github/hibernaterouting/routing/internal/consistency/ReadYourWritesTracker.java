@@ -24,7 +24,8 @@ public final class ReadYourWritesTracker implements AutoCloseable {
     /**
      * The WAL position reads in the current scope must reflect: the scope's minimum (position floors
      * included) and its actor's stamp, {@link Lsn#UNKNOWN} if there is none,
-     * {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending. The actor is looked up
+     * {@link ActorStamps#PRIMARY_ONLY} if it cannot be known (the marker or the actors' table cannot be
+     * read; while the actor has a mutation pending, the primary's position now). The actor is looked up
      * once per scope (memory, Redis, the actors' table).
      *
      * @param heldPrimary the primary connection the unit of work holds, or {@code null}: the stamp is
@@ -38,13 +39,25 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         long required = scope.minimum();
         final String actor = scope.actor();
         if (actor != null) {
-            final long stamp = scope.resolved(this, () -> stamps.minimumFor(actor, heldPrimary));
+            final long stamp = scope.resolved(this, () -> resolvedStamp(actor, heldPrimary));
             if (stamp == ActorStamps.PRIMARY_ONLY) {
                 return ActorStamps.PRIMARY_ONLY;
             }
             required = Lsn.max(required, stamp);
         }
         return required;
+    }
+
+    /**
+     * The actor's stamp; while a mutation of the actor is pending (here or on another instance), the
+     * primary's position now instead. That mutation may have committed before this read began without
+     * its position being stored yet; every commit that returned before now is behind the primary's
+     * position now, so a replica that has replayed it serves the read as the primary would. Resolved
+     * once per scope: what the actor commits while its scope runs is concurrent with its reads.
+     */
+    private long resolvedStamp(String actor, Connection heldPrimary) {
+        final long stamp = stamps.minimumFor(actor, heldPrimary);
+        return stamp == ActorStamps.PENDING ? stamps.primaryPositionNow(heldPrimary) : stamp;
     }
 
     /**

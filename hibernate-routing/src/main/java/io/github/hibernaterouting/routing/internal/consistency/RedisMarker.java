@@ -207,8 +207,8 @@ public final class RedisMarker implements AutoCloseable {
 
     /**
      * The position {@code actor}'s reads must reflect: {@link Lsn#UNKNOWN} without a marker,
-     * {@link ActorStamps#PRIMARY_ONLY} while a mutation is pending or for a window after Redis lost
-     * its data.
+     * {@link ActorStamps#PENDING} while a mutation is pending, {@link ActorStamps#PRIMARY_ONLY} for a
+     * window after Redis lost its data.
      */
     long read(String actor) throws Unavailable {
         final String value = call(
@@ -224,7 +224,10 @@ public final class RedisMarker implements AutoCloseable {
         if (value == null || value.isEmpty()) {
             return Lsn.UNKNOWN;
         }
-        if (MarkerScripts.PENDING.equals(value) || MarkerScripts.RECENTLY_RESET_REPLY.equals(value)) {
+        if (MarkerScripts.PENDING.equals(value)) {
+            return ActorStamps.PENDING;
+        }
+        if (MarkerScripts.RECENTLY_RESET_REPLY.equals(value)) {
             return ActorStamps.PRIMARY_ONLY;
         }
         try {

@@ -195,7 +195,7 @@ final class PhysicalConnections {
      *
      * @param mandatory under {@code REPLICA}: never the primary
      * @param required the WAL position the read must reflect, {@link Lsn#UNKNOWN} for none,
-     *        {@link ActorStamps#PRIMARY_ONLY} while the actor has a mutation pending; raised to the unit
+     *        {@link ActorStamps#PRIMARY_ONLY} while the actor's stamp cannot be known; raised to the unit
      *        of work's read floor after one of its reads fell back to the primary
      */
     Connection useReplica(SessionRouting unit, boolean mandatory, RouteReason reason, long required)
