@@ -77,15 +77,16 @@ public final class WalPositions {
      * (system identifier and timeline of its last restartpoint), and the timeline it receives WAL on
      * now ({@code pg_stat_wal_receiver.received_tli}; null without a WAL receiver, or for a role
      * without {@code pg_read_all_stats}, which PostgreSQL shows only the receiver's pid), which server
-     * answered ({@link #SERVER_COLUMNS}), and whether the session's transactions are read-only by
-     * default (column 12, {@code on} or {@code off}).
+     * answered ({@link #SERVER_COLUMNS}), whether the session's transactions are read-only by
+     * default (column 12, {@code on} or {@code off}), and the server process that answered (column 13,
+     * {@code pg_backend_pid()}, which a connection pooler in between does not show the client at connect).
      */
     public static final String REPLICA_CHECK_SQL = "select pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
             + "coalesce(pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(), true), "
             + "extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()), "
             + "current_setting('transaction_isolation'), " + IDENTITY_COLUMNS
             + ", (select received_tli::text from pg_catalog.pg_stat_wal_receiver), " + SERVER_COLUMNS
-            + ", current_setting('default_transaction_read_only')";
+            + ", current_setting('default_transaction_read_only'), pg_backend_pid()";
 
     /** The identity of the server that answered {@link #REPLICA_CHECK_SQL} on {@code rs}, from columns 10 and 11. */
     public static String serverKey(ResultSet rs) throws SQLException {

@@ -45,6 +45,11 @@ public enum RouteReason {
     REPLICA_BUSY("replica-busy"),
     /** The replica is not a standby of this primary (another cluster or timeline). */
     FOREIGN_SERVER("foreign-server"),
+    /**
+     * The replica is reached through a connection pooler in transaction (or statement) mode that
+     * spreads transactions over several standbys: no check can tell which one a read will run on.
+     */
+    TRANSACTION_POOLER("transaction-pooler"),
     /** Every reachable replica was over the lag bound. */
     LAG_BOUND("lag-bound"),
     /** The replica's lag data was older than the lag bound: its last health check did not answer in time. */

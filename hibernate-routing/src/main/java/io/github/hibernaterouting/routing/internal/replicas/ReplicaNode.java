@@ -27,6 +27,8 @@ public final class ReplicaNode {
         DOWN(RouteReason.REPLICA_DOWN),
         /** Not a standby of this primary: another cluster, or another timeline ({@link #problem()}). */
         FOREIGN(RouteReason.FOREIGN_SERVER),
+        /** Behind a transaction-mode pooler over several standbys ({@link #problem()}). */
+        TRANSACTION_POOLER(RouteReason.TRANSACTION_POOLER),
         NOT_IN_RECOVERY(RouteReason.NOT_IN_RECOVERY),
         /** Its last successful health check is older than {@link LagBounds#staleAfterNanos()}. */
         LAG_UNKNOWN(RouteReason.LAG_UNKNOWN),
@@ -63,6 +65,14 @@ public final class ReplicaNode {
     private final ServerRegistry servers = new ServerRegistry();
     /** Why the library refuses this server as a replica of its primary, naming it; {@code null} if it does not. */
     private volatile String problem;
+    /**
+     * Why the library refuses every server behind this replica's URL: a transaction-mode pooler in front
+     * of several standbys ({@link ServerAdmission}); {@code null} if it does not. Final once set: the
+     * pooler's mode and its servers do not change while it runs.
+     */
+    private volatile String poolerProblem;
+    /** Whether a pooler in front of this replica was seen to move a client connection between server connections. */
+    private volatile boolean transactionPooled;
 
     volatile boolean reachable;
     volatile boolean inRecovery = true;
@@ -155,7 +165,7 @@ public final class ReplicaNode {
 
     /** Whether the breaker is closed, the last check reached the server, and the library does not refuse it. */
     public boolean isUp() {
-        return reachable && breaker.isClosed() && problem == null;
+        return reachable && breaker.isClosed() && problem == null && poolerProblem == null;
     }
 
     /** The library's own connection to the server. */
@@ -169,7 +179,24 @@ public final class ReplicaNode {
      * {@code null} if it does not.
      */
     public String problem() {
-        return problem;
+        final String pooler = poolerProblem;
+        return pooler != null ? pooler : problem;
+    }
+
+    boolean transactionPooled() {
+        return transactionPooled;
+    }
+
+    void transactionPooled(boolean pooled) {
+        this.transactionPooled = pooled;
+    }
+
+    String poolerProblem() {
+        return poolerProblem;
+    }
+
+    void poolerProblem(String problem) {
+        this.poolerProblem = problem;
     }
 
     void problem(String problem) {
@@ -240,6 +267,9 @@ public final class ReplicaNode {
     public Ineligibility ineligibility(LagBounds bounds, long minimumLsn) {
         if (!reachable || !breaker.isClosed()) {
             return Ineligibility.DOWN;
+        }
+        if (poolerProblem != null) {
+            return Ineligibility.TRANSACTION_POOLER;
         }
         if (servers.several()) {
             // Behind one URL, several servers: identity, recovery, the lag bound and the position are

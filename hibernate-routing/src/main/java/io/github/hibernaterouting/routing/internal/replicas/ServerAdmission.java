@@ -162,10 +162,12 @@ final class ServerAdmission {
     private BackendServer check(ReplicaNode node, Connection physical) throws SQLException {
         final BackendServer server;
         final boolean readOnlyByDefault;
+        final int serverPid;
         try (Statement statement = physical.createStatement();
                 ResultSet rs = statement.executeQuery(WalPositions.REPLICA_CHECK_SQL)) {
             rs.next();
             readOnlyByDefault = "on".equals(rs.getString(12));
+            serverPid = rs.getInt(13);
             final String address = rs.getString(9);
             server = node.servers()
                     .server(WalPositions.serverKey(rs), address == null ? "local" : address, rs.getInt(10));
@@ -183,7 +185,106 @@ final class ServerAdmission {
             readOnlySession(physical);
         }
         node.servers().remember(physical, server);
+        if (node.poolerProblem() == null && !node.transactionPooled()) {
+            poolerCheck(node, physical, serverPid);
+        }
         return server;
+    }
+
+    /**
+     * Whether a connection pooler between the library and the standbys moves one client connection
+     * between server connections (PgBouncer's {@code pool_mode=transaction} or {@code statement},
+     * pgcat, Supavisor, CloudNativePG's {@code ro} Pooler in transaction mode): then the server a
+     * connection was checked on is not the one its next transaction runs on, and no per-connection
+     * check can keep the lag bound, the read's position or the standby's identity. Such a replica is
+     * refused, for good, naming the pooler mode and the fix.
+     *
+     * <p>Cheap when no pooler is in between: the server process the client was told of at connect
+     * ({@code BackendKeyData}) is the one that answered the check. A pooler shows its own; then, once
+     * per new physical connection until it is proven: a pooler in session mode gives each client
+     * connection a server connection of its own, so if another client connection's next statement is
+     * answered by the server process that just answered this one's check, the pooler shares server
+     * connections between clients, which only a transaction (or statement) mode does. PgBouncer hands
+     * out the server connection used last first, so on a quiet pooler the first try shows it; a busy
+     * one shows it on a later connection. The other connection is taken only from a HikariCP pool (the
+     * library's own, or one the application supplies) that has one free at once, never waited for.
+     */
+    private void poolerCheck(ReplicaNode node, Connection physical, int serverPid) throws SQLException {
+        final int clientPid = clientPid(physical);
+        if (clientPid <= 0 || clientPid == serverPid) {
+            return;
+        }
+        // Only from a HikariCP pool with a connection free at once: never waiting, never closing the one held.
+        final HikariDataSource hikari = BusyPools.hikari(node.connections());
+        final HikariPoolMXBean pool = hikari == null ? null : hikari.getHikariPoolMXBean();
+        if (pool == null
+                || pool.getIdleConnections() == 0 && pool.getTotalConnections() >= hikari.getMaximumPoolSize()) {
+            return;
+        }
+        final Connection other = node.connections().getConnection();
+        boolean shared = false;
+        try {
+            for (int attempt = 0; attempt < 3 && !shared; attempt++) {
+                // The last statement on this connection leaves its server connection on top of the pooler's idle list.
+                final int mine = attempt == 0 ? serverPid : backendPid(physical);
+                shared = backendPid(other) == mine;
+            }
+        } finally {
+            endTransaction(other);
+            other.close();
+        }
+        if (!shared) {
+            return;
+        }
+        node.transactionPooled(true);
+        final String message = "Replica " + node.describe() + " is reached through a connection pooler that shares"
+                + " server connections between client connections (a transaction or statement pool mode, such as"
+                + " PgBouncer's pool_mode=transaction): each transaction may run on another standby, and the library"
+                + " checks a standby's identity, lag and replayed position per client connection, so it refuses this"
+                + " replica and reads go to the others or the primary. Point the replica URL at a pooler in"
+                + " pool_mode=session, or at the standby itself";
+        node.poolerProblem(message);
+        LOG.error(message);
+    }
+
+    /**
+     * pgjdbc's {@code PGConnection}, found by name: the library does not compile against the driver
+     * (HikariCP loads it by URL); {@code null} without pgjdbc.
+     */
+    private static final Class<?> PG_CONNECTION = driverClass("org.postgresql.PGConnection");
+
+    /** The server process pgjdbc was told of when {@code physical} connected; {@code -1} if not pgjdbc. */
+    private static int clientPid(Connection physical) {
+        if (PG_CONNECTION == null) {
+            return -1;
+        }
+        try {
+            if (physical.isWrapperFor(PG_CONNECTION)) {
+                final Object pg = physical.unwrap(PG_CONNECTION);
+                return (Integer) PG_CONNECTION.getMethod("getBackendPID").invoke(pg);
+            }
+        } catch (SQLException | ReflectiveOperationException | RuntimeException e) {
+            // A wrapper that cannot say: no pooler check.
+        }
+        return -1;
+    }
+
+    private static Class<?> driverClass(String name) {
+        try {
+            return Class.forName(name, false, ServerAdmission.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null;
+        }
+    }
+
+    private static int backendPid(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("/* hibernate-routing pooler-check */ select pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        } finally {
+            endTransaction(connection);
+        }
     }
 
     /**
