@@ -24,7 +24,8 @@ import java.util.Locale;
  * the {@code com.github.codemonstur:embedded-redis} jar (extracted once into
  * {@code ~/.cache/hibernate-routing/}). {@link #stop()}/{@link #kill()} followed by {@link #restart()}
  * bring it back on the same port, for fault-injection tests; {@link #snapshot()} and
- * {@link #restartFrom(Path)} bring it back with older data, as a restore from a backup would.
+ * {@link #restartFrom(Path)} bring it back with older data, as a restore from a backup would;
+ * {@link #pause()} and {@link #resume()} make it hang with its sockets open and answer again.
  * Thread-safe; failures throw
  * {@link TestkitException} naming the log file. {@link #close()} stops it and deletes its temp directory.
  */
@@ -36,6 +37,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final ServerProcess process;
     private boolean closed;
+    private boolean paused;
     private int snapshots;
 
     private RedisServer(Path binary, List<String> extraArgs) {
@@ -121,6 +123,7 @@ public final class RedisServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The Redis server is closed");
         }
+        resume();
         process.stop(STOP_GRACE);
         process.start();
         process.awaitReady(
@@ -162,6 +165,7 @@ public final class RedisServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The Redis server is closed");
         }
+        resume();
         process.stop(STOP_GRACE);
         try {
             Files.copy(snapshot, dumpFile(), StandardCopyOption.REPLACE_EXISTING);
@@ -189,12 +193,32 @@ public final class RedisServer implements AutoCloseable {
 
     /** Stops the server (SIGTERM, SIGKILL after 30 s); the port then refuses connections. */
     public synchronized void stop() {
+        resume();
         process.stop(STOP_GRACE);
+    }
+
+    /**
+     * Freezes the server process (SIGSTOP), as a hung host, a long pause or a network partition
+     * that drops packets would: its sockets stay open and the kernel still accepts new connections,
+     * but nothing is answered until {@link #resume()}. Stopping or closing resumes it first.
+     */
+    public synchronized void pause() {
+        process.signal("STOP");
+        paused = true;
+    }
+
+    /** Lets a server frozen by {@link #pause()} run again (SIGCONT); it answers what it was sent meanwhile. No-op if not paused. */
+    public synchronized void resume() {
+        if (paused) {
+            process.signal("CONT");
+            paused = false;
+        }
     }
 
     /** SIGKILLs the server, like a crash. */
     public synchronized void kill() {
         process.killTree();
+        paused = false;
     }
 
     /** Stops the server and deletes its temp directory; idempotent. */
@@ -204,6 +228,7 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         closed = true;
+        resume();
         process.stop(STOP_GRACE);
         ServerProcess.deleteTempDir(workDir);
     }

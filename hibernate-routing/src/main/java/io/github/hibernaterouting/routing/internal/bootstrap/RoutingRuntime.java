@@ -100,7 +100,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.lsnPollInterval,
                 metrics);
         final RedisMarker redis = config.redisEnabled()
-                ? new RedisMarker(config.redisUri, config.redisPrefix, config.redisWindow, config.redisTimeout)
+                ? new RedisMarker(config.redisUri, config.redisPrefix, config.redisWindow, config.redisTimeout, metrics)
                 : null;
         final ActorStamps.StampTable table = config.actorStamps == RoutingSettings.ActorStamps.TABLE
                 ? new ActorStamps.StampTable(

@@ -169,7 +169,7 @@ public final class ActorStamps implements AutoCloseable {
                 minimum = Lsn.max(minimum, marker);
             } catch (RedisMarker.Unavailable e) {
                 metrics.markerError("read");
-                LOG.warn("{}; reads of this actor use the primary", e.getMessage());
+                log(e, "{}; reads of this actor use the primary");
                 return PRIMARY_ONLY;
             }
         }
@@ -326,9 +326,7 @@ public final class ActorStamps implements AutoCloseable {
                 redis.raise(actor, lsn, pendingIds);
             } catch (RedisMarker.Unavailable e) {
                 metrics.markerError("raise");
-                LOG.warn(
-                        "{}; the pending marker keeps the actor's reads on the primary until it expires",
-                        e.getMessage());
+                log(e, "{}; the pending marker keeps the actor's reads on the primary until it expires");
             }
         }
     }
@@ -342,10 +340,22 @@ public final class ActorStamps implements AutoCloseable {
             redis.endPending(actor, pendingId);
         } catch (RedisMarker.Unavailable e) {
             metrics.markerError("end");
-            LOG.warn(
+            log(
+                    e,
                     "{}; the pending entry of a mutation that committed nothing keeps the actor's reads on the primary"
-                            + " until it expires",
-                    e.getMessage());
+                            + " until it expires");
+        }
+    }
+
+    /**
+     * Logs a marker failure: at DEBUG during an outage, which the marker logs once as it begins and once as it
+     * ends, so that a Redis that is down does not log a line per request; else (an error reply) at WARN.
+     */
+    private static void log(RedisMarker.Unavailable e, String format) {
+        if (e.outage()) {
+            LOG.debug(format, e.getMessage());
+        } else {
+            LOG.warn(format, e.getMessage());
         }
     }
 

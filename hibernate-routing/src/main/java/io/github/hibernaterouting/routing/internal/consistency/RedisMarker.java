@@ -2,12 +2,12 @@ package io.github.hibernaterouting.routing.internal.consistency;
 
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
+import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.sql.internal.Masking;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -15,12 +15,14 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -37,15 +39,21 @@ import org.slf4j.LoggerFactory;
  * <p>Every instance of the application shares it, so an actor's write through one instance is
  * respected by reads through another. Failure rules: a failed read means "use the
  * primary"; a failed store before a mutation rejects the mutation; every command times out after
- * the configured timeout (1 s by default).
+ * the configured timeout (1 s by default). A command that times out drops its connection: a Redis
+ * that hangs with its socket open (a paused process, a partition) is left, and the next connection
+ * asks again where Redis is (a Sentinel names the master it promoted meanwhile). A
+ * {@link MarkerBreaker} in front of the commands makes an outage cost one timeout per period, not
+ * one per request; an outage is logged once as it begins (WARN) and once as it ends (INFO), the
+ * commands failed in between at DEBUG.
  *
  * <p>Markers lost by Redis (a restart without persistence, a flush, a restore from a backup, a
  * failover to a replica that was behind) are noticed through {@code <prefix>:alive}: it names the
  * Redis process ({@code run_id}) that created it and when. Each connection learns the {@code run_id}
  * of the process at its other end ({@code INFO server}) before it is used, so the two always belong
- * together: the connection is the library's own, made lazily and made again after it broke (at
- * most one attempt per timeout period), never silently reconnected elsewhere. A connection whose
- * {@code run_id} cannot be learned is not used: the marker counts as unavailable.
+ * together: the connection is the library's own, made lazily and made again after it broke or
+ * timed out (by one thread, while the others fail at once), never silently reconnected elsewhere.
+ * A connection whose {@code run_id} cannot be learned is not used: the marker counts as
+ * unavailable.
  *
  * <p>Redis Cluster is refused: the scripts touch the marker and the alive key together, which a
  * cluster only allows within one hash slot. Each connection reads {@code INFO cluster} before use;
@@ -59,8 +67,20 @@ public final class RedisMarker implements AutoCloseable {
     public static final class Unavailable extends Exception {
         private static final long serialVersionUID = 1L;
 
-        Unavailable(String message, Throwable cause) {
+        private final boolean outage;
+
+        Unavailable(String message, Throwable cause, boolean outage) {
             super(message, cause);
+            this.outage = outage;
+        }
+
+        /**
+         * Whether Redis is down or hangs, an outage that the marker logs itself, once as it begins and
+         * once as it ends: a caller logs this failure at DEBUG, not once per request. An error reply of
+         * Redis is not an outage.
+         */
+        public boolean outage() {
+            return outage;
         }
     }
 
@@ -80,25 +100,42 @@ public final class RedisMarker implements AutoCloseable {
     private final RedisClient client;
     private final String prefix;
     private final long windowMillis;
-    private final long retryNanos;
     private final String maskedUri;
+    private final MarkerBreaker breaker;
+    private final RoutingMetrics metrics;
     /** Makes the ids of pending mutations unique across instances: random per instance, then a counter. */
     private final String idPrefix = String.format(Locale.ROOT, "%016x-", new SecureRandom().nextLong());
 
     private final AtomicLong ids = new AtomicLong();
-    /** Held while the connection is made or replaced. */
+    /** Held by the one thread that makes a connection; the others fail at once rather than wait for it. */
     private final ReentrantLock connecting = new ReentrantLock();
+    /** Commands failed or refused since the outage began, for the line that says it ended. */
+    private final AtomicLong outageFailures = new AtomicLong();
 
     /** Whether the Lettuce on the class path is 7 or newer, which has maintenance notifications. */
     private static final boolean LETTUCE_7 =
             RedisMarker.class.getClassLoader().getResource("io/lettuce/core/MaintNotificationsConfig.class") != null;
 
-    private volatile Link link;
-    private volatile long lastAttempt;
+    private final AtomicReference<Link> link = new AtomicReference<>();
+    private volatile long outageSince;
+    /** The message of the failure that last opened the breaker, masked. */
+    private volatile String lastFailure;
+
     private volatile boolean closed;
     private volatile boolean clusterLogged;
 
-    public RedisMarker(String uri, String prefix, Duration window, Duration timeout) {
+    /** A marker whose meters go nowhere, for tests and tools. */
+    RedisMarker(String uri, String prefix, Duration window, Duration timeout) {
+        this(uri, prefix, window, timeout, new RoutingMetrics(new SimpleMeterRegistry(), "default", List.of()));
+    }
+
+    /**
+     * Connects to Redis at {@code uri} now (a Redis that does not answer is not fatal: see the class comment).
+     *
+     * @param timeout of every command and connection attempt, and how long the breaker stays open
+     * @throws io.github.hibernaterouting.routing.RoutingConfigurationException if Redis runs in cluster mode
+     */
+    public RedisMarker(String uri, String prefix, Duration window, Duration timeout, RoutingMetrics metrics) {
         final RedisURI redisUri = RedisURI.create(uri);
         redisUri.setTimeout(timeout);
         this.resources = ClientResources.builder().build();
@@ -120,9 +157,12 @@ public final class RedisMarker implements AutoCloseable {
                 .build());
         this.prefix = prefix;
         this.windowMillis = window.toMillis();
-        this.retryNanos = timeout.toNanos();
         this.maskedUri = Masking.url(uri);
-        this.lastAttempt = System.nanoTime() - retryNanos;
+        // Open for one timeout: a Redis back from an outage is used again within about a second, and one that
+        // is still down costs a thread one timeout per period.
+        this.breaker = new MarkerBreaker(timeout.toNanos(), System::nanoTime);
+        this.metrics = metrics;
+        metrics.redisCircuit(breaker, MarkerBreaker::state);
         // Connect now, at bootstrap: the first connection also loads and starts Lettuce and Netty,
         // which can take longer than a command timeout on a busy machine, and must not cost the
         // first requests their mutations. A Redis that is down now is not fatal: see the class comment.
@@ -137,9 +177,7 @@ public final class RedisMarker implements AutoCloseable {
                 close();
                 throw RoutingConfigurationException.withMessage(RoutingSettings.REDIS_URI, refused.getMessage());
             }
-            LOG.warn(
-                    "{}; actors' reads use the primary and their mutations are refused until it answers",
-                    e.getMessage());
+            // Logged by call() as the start of an outage.
         }
     }
 
@@ -242,46 +280,134 @@ public final class RedisMarker implements AutoCloseable {
         return String.format(Locale.ROOT, "%016x", lsn);
     }
 
-    /** Runs {@code command} on the current connection (made now if needed); a connection that broke is dropped. */
+    /**
+     * Runs {@code command} on the current connection (made now if needed), unless the breaker is open.
+     * A connection that broke or timed out is dropped, so that the next command connects anew.
+     */
     private <T> T call(String what, Function<Link, T> command) throws Unavailable {
+        if (!breaker.allows()) {
+            metrics.redisRejected();
+            final long failures = outageFailures.incrementAndGet();
+            LOG.debug(
+                    "Did not {} the mutation marker: Redis at {} failed moments ago ({} commands failed or"
+                            + " refused in this outage)",
+                    what,
+                    maskedUri,
+                    failures);
+            // A cause of Lettuce's type, as for any other failure, saying what the last one was.
+            throw unavailable(
+                    what,
+                    new RedisException("not asked, as it failed moments ago (" + lastFailure
+                            + ") and is asked again once its timeout has passed"),
+                    true);
+        }
         Link current = null;
+        final T result;
         try {
             current = link();
-            return command.apply(current);
+            result = command.apply(current);
+        } catch (Busy e) {
+            // Not Redis's failure: another thread is connecting, which settles the breaker. Were this the
+            // probe, the next command probes instead.
+            breaker.probeSkipped();
+            throw unavailable(what, e, outageSince != 0);
         } catch (RedisException e) {
-            if (current != null
-                    && !(e instanceof RedisCommandExecutionException)
-                    && !(e instanceof RedisCommandTimeoutException)) {
+            if (e instanceof RedisCommandExecutionException && !readOnly(e)) {
+                // An error reply: Redis answers, over a connection that works.
+                ended();
+                throw unavailable(what, e, false);
+            }
+            if (current != null) {
                 drop(current);
             }
-            throw unavailable(what, e);
+            began(what, e);
+            throw unavailable(what, e, true);
+        } catch (RuntimeException | Error e) {
+            // Whatever it was, the probe (if this was it) must not leave the breaker half-open for ever.
+            breaker.failed();
+            throw e;
+        }
+        ended();
+        return result;
+    }
+
+    /**
+     * Whether Redis refused a write because it is a replica: the connection reached a master that
+     * was demoted since (a failover); a new one asks the Sentinels again.
+     */
+    private static boolean readOnly(RedisException e) {
+        return e.getMessage() != null && e.getMessage().startsWith("READONLY");
+    }
+
+    /** A command failed against a Redis that is down or hangs: opens the breaker, and logs the outage once. */
+    private void began(String what, RedisException e) {
+        lastFailure = Masking.text(e.getMessage());
+        final long failures = outageFailures.incrementAndGet();
+        if (breaker.failed()) {
+            outageSince = System.currentTimeMillis();
+            LOG.warn(
+                    "Could not {} the mutation marker in Redis at {}: {}; actors' reads use the primary and their"
+                            + " mutations are refused until it answers (asked again once per timeout; further"
+                            + " failures are logged at DEBUG until it answers)",
+                    what,
+                    maskedUri,
+                    Masking.text(e.getMessage()));
+        } else {
+            LOG.debug(
+                    "Could not {} the mutation marker in Redis at {}: {} ({} commands failed or refused in this"
+                            + " outage)",
+                    what,
+                    maskedUri,
+                    Masking.text(e.getMessage()),
+                    failures);
+        }
+    }
+
+    /** Redis answered: closes the breaker, and says so if an outage ended. */
+    private void ended() {
+        if (breaker.succeeded()) {
+            final long since = outageSince;
+            outageSince = 0;
+            LOG.info(
+                    "Redis at {} answers again, after {} ms; {} mutation marker commands failed or were refused"
+                            + " meanwhile",
+                    maskedUri,
+                    since == 0 ? 0 : System.currentTimeMillis() - since,
+                    outageFailures.getAndSet(0));
+        }
+    }
+
+    /** Another thread is making the connection: this one does not wait for it. */
+    private static final class Busy extends RedisException {
+        private static final long serialVersionUID = 1L;
+
+        Busy() {
+            super("not asked, as another thread is connecting to it");
         }
     }
 
     private Link link() {
-        final Link current = link;
+        final Link current = link.get();
         if (current != null && current.connection().isOpen()) {
             return current;
         }
+        if (current != null) {
+            drop(current);
+        }
         // A lock, not a monitor: the thread that connects waits here up to the timeout while Redis is unreachable,
-        // and a virtual thread holding a monitor there would pin its carrier (JDK 21 to 23), as would every
-        // virtual thread waiting for it.
-        connecting.lock();
+        // and a virtual thread holding a monitor there would pin its carrier (JDK 21 to 23). The others do not
+        // wait for it: a request that needs the marker meanwhile fails at once.
+        if (!connecting.tryLock()) {
+            throw new Busy();
+        }
         try {
-            if (link != null && !link.connection().isOpen()) {
-                drop(link);
-            }
-            if (link != null) {
-                return link;
+            final Link made = link.get();
+            if (made != null && made.connection().isOpen()) {
+                return made;
             }
             if (closed) {
                 throw new RedisException("closed");
             }
-            // While Redis is down, try to connect at most once per timeout period; fail fast between.
-            if (System.nanoTime() - lastAttempt < retryNanos) {
-                throw new RedisException("Redis was unreachable moments ago; not retrying yet");
-            }
-            lastAttempt = System.nanoTime();
             final StatefulRedisConnection<String, String> connection = client.connect();
             final String runId;
             try {
@@ -296,10 +422,16 @@ public final class RedisMarker implements AutoCloseable {
                         + "that lost markers would go unnoticed");
             }
             refuseCluster(connection);
-            link = new Link(connection, runId);
+            final Link fresh = new Link(connection, runId);
+            link.set(fresh);
+            if (closed && link.compareAndSet(fresh, null)) {
+                // close() ran meanwhile and missed it.
+                connection.closeAsync();
+                throw new RedisException("closed");
+            }
             LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
             warnIfEvicting(connection);
-            return link;
+            return fresh;
         } finally {
             connecting.unlock();
         }
@@ -336,24 +468,23 @@ public final class RedisMarker implements AutoCloseable {
         throw new ClusterRefused(message);
     }
 
-    /** Closes a connection that broke, unless it was replaced already; the next command makes a new one. */
+    /**
+     * Closes a connection that broke or timed out, unless it was replaced already; the next command
+     * makes a new one. A connection that timed out is closed too: commands sent on it may still be
+     * answered, but a Redis that hangs may never answer, and a connection to the Redis it was is kept
+     * by nothing else.
+     */
     private void drop(Link broken) {
-        connecting.lock();
-        try {
-            if (link == broken) {
-                link = null;
-            }
-        } finally {
-            connecting.unlock();
-        }
+        link.compareAndSet(broken, null);
         broken.connection().closeAsync();
     }
 
-    private Unavailable unavailable(String what, RedisException e) {
+    private Unavailable unavailable(String what, RedisException e, boolean outage) {
         return new Unavailable(
                 "Could not " + what + " the mutation marker in Redis at " + maskedUri + ": "
                         + Masking.text(e.getMessage()),
-                e);
+                e,
+                outage);
     }
 
     /** The {@code run_id} line of {@code INFO server}: the Redis process, new at every start. */
@@ -405,15 +536,8 @@ public final class RedisMarker implements AutoCloseable {
 
     @Override
     public void close() {
-        final Link current;
-        connecting.lock();
-        try {
-            closed = true;
-            current = link;
-            link = null;
-        } finally {
-            connecting.unlock();
-        }
+        closed = true;
+        final Link current = link.getAndSet(null);
         if (current != null) {
             current.connection().close();
         }

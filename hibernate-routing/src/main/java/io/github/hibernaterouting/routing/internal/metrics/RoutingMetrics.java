@@ -61,6 +61,7 @@ public final class RoutingMetrics {
     private final Timer gateWait;
     private final Counter stampReadErrors;
     private final Counter stampAdvanceErrors;
+    private volatile Counter redisRejected;
     private final DecisionLog decisions = new DecisionLog();
     /**
      * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
@@ -225,6 +226,29 @@ public final class RoutingMetrics {
                 .tag("operation", operation)
                 .register(registry)
                 .increment();
+    }
+
+    /** Registers the gauge of the Redis marker's circuit breaker (0 closed, 1 open, 2 half-open), removed by {@link #close()}. */
+    public <T> void redisCircuit(T breaker, ToDoubleFunction<T> state) {
+        gauges.add(Gauge.builder("hibernate.routing.redis.circuit.state", breaker, state)
+                .description("The Redis marker's circuit breaker: 0 closed, 1 open, 2 half-open")
+                .tags(common)
+                .register(registry));
+    }
+
+    /** Counts a marker command that the open breaker failed at once, without asking Redis. */
+    public void redisRejected() {
+        Counter counter = redisRejected;
+        if (counter == null) {
+            // Registered on first use: an application without Redis shows no Redis meter.
+            counter = Counter.builder("hibernate.routing.redis.rejected")
+                    .description("Redis marker commands failed at once, without asking Redis, while its circuit"
+                            + " breaker was open after a failure")
+                    .tags(common)
+                    .register(registry);
+            redisRejected = counter;
+        }
+        counter.increment();
     }
 
     /** A failure to {@code read} an actor's stamp from the actors' table, or to {@code advance} it after a commit. */
