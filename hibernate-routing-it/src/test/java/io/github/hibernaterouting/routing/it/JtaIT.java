@@ -34,6 +34,7 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 import jakarta.persistence.PersistenceUnitTransactionType;
 import jakarta.transaction.Status;
+import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -42,6 +43,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -531,6 +537,110 @@ class JtaIT {
             assertThat(ReadYourWrites.stampOf(emf, "jta-carol"))
                     .as("a rolled-back transaction stamps nothing")
                     .isNull();
+        }
+    }
+
+    /**
+     * {@code actor_stamps=TABLE}: an outer global transaction of the actor locks the actor's row, and an
+     * inner one ({@code REQUIRES_NEW}: the outer suspended on the same thread) commits a write. Neither
+     * the stamp inside the inner transaction nor the one after its commit may wait for the outer's lock,
+     * since the outer waits for the inner. The actor's next read, with every standby lacking the write,
+     * still sees it.
+     */
+    @Test
+    void requiresNewCommit_whileTheOuterGlobalTransactionLocksTheActorsRow_completes_andTheActorReadsItsWrite()
+            throws Exception {
+        final ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (EntityManagerFactory emf = jtaUnit(Map.of(RoutingSettings.ACTOR_STAMPS, "TABLE"))) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            final Future<Long> nested = thread.submit(() -> {
+                try (RoutingScope ignored =
+                        RoutingScope.builder().actor("jta-alice").open()) {
+                    // The test's own bound fails it first, not the transaction manager's.
+                    tm.setTransactionTimeout(600);
+                    tm.begin();
+                    try {
+                        try (EntityManager outer = emf.createEntityManager()) {
+                            outer.createNativeQuery("select id from users where id = 'jta-alice' for update")
+                                    .getResultList();
+                        }
+                        final Transaction suspended = tm.suspend();
+                        final long id;
+                        try {
+                            id = writeInGlobalTransaction(emf, "jta-alice", "written while the outer holds the row");
+                        } finally {
+                            tm.resume(suspended);
+                        }
+                        tm.commit();
+                        return id;
+                    } finally {
+                        if (tm.getTransaction() != null) {
+                            tm.rollback();
+                        }
+                        tm.setTransactionTimeout(0);
+                    }
+                }
+            });
+            final long id;
+            try {
+                id = nested.get(60, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError(
+                        "the inner commit did not complete within 60 seconds: it waits without a bound", e);
+            }
+            try (RoutingScope ignored =
+                            RoutingScope.builder().actor("jta-alice").open();
+                    EntityManager em = emf.createEntityManager()) {
+                assertThat(em.find(Note.class, id))
+                        .as("the actor reads its write")
+                        .isNotNull();
+                assertThat(servedBy(cluster, em).isPrimary())
+                        .as("every standby lacks the write (%s)", routingState(emf))
+                        .isTrue();
+            }
+        } finally {
+            cluster.standbys().forEach(cluster::resumeReplay);
+            RoutingItSupport.endSessionsStuckOnLocks(cluster);
+            thread.shutdownNow();
+        }
+    }
+
+    /**
+     * The primary's health check hangs (a server that stopped answering it), holding the library's own
+     * connection to the primary: a JTA commit still records its position, which it reads on a
+     * connection of its own, not the health check's.
+     */
+    @Test
+    void jtaCommit_whileThePrimaryHealthCheckHangs_stillRecordsItsPosition() throws Exception {
+        final ExecutorService thread = Executors.newSingleThreadExecutor();
+        final AgroalDataSource blockable = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
+                .connectionPoolConfiguration(pool -> pool.maxSize(5)
+                        .transactionIntegration(new NarayanaTransactionIntegration(
+                                tm,
+                                new com.arjuna.ats.internal.jta.transaction.arjunacore
+                                        .TransactionSynchronizationRegistryImple()))
+                        .connectionFactoryConfiguration(
+                                factory -> factory.jdbcUrl(cluster.primary().jdbcUrl())
+                                        .connectionProviderClass(BlockableDriver.class)
+                                        .principal(new NamePrincipal(cluster.user()))
+                                        .credential(new SimplePassword(cluster.password())))));
+        try (blockable;
+                EntityManagerFactory emf = jtaUnit(Map.of(
+                        AvailableSettings.JAKARTA_JTA_DATASOURCE, blockable, RoutingSettings.ACTOR_STAMPS, "TABLE"))) {
+            BlockableDriver.block(cluster.primary().jdbcUrl(), BlockableDriver.PRIMARY_CHECK);
+            BlockableDriver.awaitHanging(Duration.ofSeconds(60));
+            final Future<Long> write =
+                    thread.submit(() -> writeInGlobalTransaction(emf, "jta-bob", "written while the check hangs"));
+            try {
+                write.get(60, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError(
+                        "the JTA commit did not complete within 60 seconds while the primary's health" + " check hung",
+                        e);
+            }
+        } finally {
+            BlockableDriver.unblockAll();
+            thread.shutdownNow();
         }
     }
 

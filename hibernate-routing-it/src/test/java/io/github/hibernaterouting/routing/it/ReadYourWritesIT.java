@@ -91,7 +91,7 @@ class ReadYourWritesIT {
         onPrimary(
                 cluster,
                 "insert into users (id, name) values ('alice', 'Alice'), ('bob', 'Bob'), ('busy', 'Busy'), "
-                        + "('frank', 'Frank'), ('grace', 'Grace')");
+                        + "('frank', 'Frank'), ('grace', 'Grace'), ('heidi', 'Heidi'), ('ivan', 'Ivan')");
         cluster.awaitCaughtUp(Duration.ofSeconds(30));
         // The tests pause a standby and expect it to keep serving other actors, however long they take.
         emf = emf(cluster, Map.of(RoutingSettings.MAX_REPLICA_LAG, LAG_BOUND_NO_TEST_REACHES));
@@ -355,6 +355,136 @@ class ReadYourWritesIT {
                     .isEqualTo(latest);
         } finally {
             writers.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code actor_stamps=TABLE}: an outer transaction of the actor locks the actor's row in the users
+     * table, and an inner one on the same thread (a second EntityManager, as {@code REQUIRES_NEW} runs
+     * one) commits a write. The inner commit's stamp must not wait for the outer's lock, since the outer
+     * waits for the inner: a deadlock that no server detects, which would hang the thread and both
+     * connections. The actor's next read, with every standby lacking the write, still sees it.
+     */
+    @Test
+    void nestedCommit_whileTheOuterTransactionLocksTheActorsRow_completes_andTheActorReadsItsWrite() throws Exception {
+        final EntityManagerFactory stamped = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.MAX_REPLICA_LAG,
+                        LAG_BOUND_NO_TEST_REACHES));
+        final ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (stamped) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            final Future<Long> nested = thread.submit(() -> {
+                try (RoutingScope ignored =
+                                RoutingScope.builder().actor("grace").open();
+                        EntityManager outer = stamped.createEntityManager()) {
+                    outer.getTransaction().begin();
+                    outer.createNativeQuery("select id from users where id = 'grace' for update")
+                            .getResultList();
+                    final long id = writeNoteAs(stamped, "grace", "written while the outer holds grace's row");
+                    outer.getTransaction().commit();
+                    return id;
+                }
+            });
+            final long id = completesWithin(nested, "the nested commit");
+            final Node served = readNoteAs(stamped, "grace", null, id);
+            assertThat(served.isPrimary())
+                    .as("every standby lacks the write (%s)", routingState(stamped))
+                    .isTrue();
+        } finally {
+            cluster.standbys().forEach(cluster::resumeReplay);
+            RoutingItSupport.endSessionsStuckOnLocks(cluster);
+            thread.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code actor_stamps=TABLE}: another transaction (any long one) holds the actor's row. A commit of
+     * the actor is not held back by it; the actor's reads through this instance see the write at once,
+     * and once the row is free the stamp reaches the table, so that another instance sees the write too.
+     */
+    @Test
+    void commit_whileAnotherTransactionHoldsTheActorsRow_isNotHeldBack_andTheStampReachesTheTableOnceTheRowIsFree()
+            throws Exception {
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final EntityManagerFactory instanceA = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.MAX_REPLICA_LAG,
+                        LAG_BOUND_NO_TEST_REACHES,
+                        RoutingSettings.METER_REGISTRY,
+                        meters));
+        final EntityManagerFactory instanceB = emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.ACTOR_STAMPS,
+                        "TABLE",
+                        RoutingSettings.MAX_REPLICA_LAG,
+                        LAG_BOUND_NO_TEST_REACHES));
+        final ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (instanceA;
+                instanceB;
+                java.sql.Connection holder = cluster.connect(cluster.primary())) {
+            cluster.standbys().forEach(cluster::pauseReplay);
+            holder.setAutoCommit(false);
+            try (var statement = holder.createStatement()) {
+                statement.execute("select id from users where id = 'heidi' for update");
+            }
+            final Future<Object[]> write = thread.submit(() -> {
+                try (RoutingScope scope = RoutingScope.builder().actor("heidi").open();
+                        EntityManager em = instanceA.createEntityManager()) {
+                    em.getTransaction().begin();
+                    final Note note = new Note("written while another transaction holds heidi's row");
+                    em.persist(note);
+                    em.getTransaction().commit();
+                    return new Object[] {note.id, scope.lastCommit()};
+                }
+            });
+            final Object[] written = completesWithin(write, "the commit");
+            final long id = (Long) written[0];
+            final ConsistencyToken commit = (ConsistencyToken) written[1];
+            assertThat(commit).as("the commit's position").isNotNull();
+            assertThat(readNoteAs(instanceA, "heidi", null, id).isPrimary())
+                    .as(
+                            "while the row is held, heidi's reads through the writing instance see the write (%s)",
+                            routingState(instanceA))
+                    .isTrue();
+            assertThat(meters.find("hibernate.routing.actor_stamps.deferred").counter())
+                    .as("the deferred stamp is counted")
+                    .isNotNull()
+                    .satisfies(counter -> assertThat(counter.count()).isGreaterThanOrEqualTo(1));
+
+            holder.rollback();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            ConsistencyToken inTable = ReadYourWrites.stampOf(instanceB, "heidi");
+            while ((inTable == null || inTable.compareTo(commit) < 0) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                inTable = ReadYourWrites.stampOf(instanceB, "heidi");
+            }
+            assertThat(inTable)
+                    .as("once the row is free, the stamp in the actors' table covers the commit")
+                    .isNotNull()
+                    .satisfies(stamp -> assertThat(stamp.compareTo(commit)).isGreaterThanOrEqualTo(0));
+            assertThat(readNoteAs(instanceB, "heidi", null, id).isPrimary())
+                    .as("another instance, reading the stamp from the table (%s)", routingState(instanceB))
+                    .isTrue();
+        } finally {
+            cluster.standbys().forEach(cluster::resumeReplay);
+            thread.shutdownNow();
+        }
+    }
+
+    /** The result of {@code work}, failing (rather than hanging) if it does not complete within a minute. */
+    static <T> T completesWithin(Future<T> work, String what) throws Exception {
+        try {
+            return work.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(what + " did not complete within 60 seconds: it waits without a bound", e);
         }
     }
 

@@ -97,4 +97,17 @@ public final class RoutingItSupport {
         }
         return null;
     }
+
+    /**
+     * Ends every other session on the primary that waits for a lock or sits in an open transaction:
+     * after a test whose threads hung on a lock (the failure it guards against), so that they end and
+     * the next test starts clean.
+     */
+    public static void endSessionsStuckOnLocks(PostgresCluster cluster) throws SQLException {
+        RoutingTestSupport.onPrimary(
+                cluster,
+                "select pg_catalog.pg_terminate_backend(pid) from pg_catalog.pg_stat_activity"
+                        + " where datname = current_database() and pid <> pg_catalog.pg_backend_pid()"
+                        + " and (wait_event_type = 'Lock' or state like 'idle in transaction%')");
+    }
 }

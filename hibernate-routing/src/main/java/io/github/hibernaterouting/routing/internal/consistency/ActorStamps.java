@@ -38,6 +38,12 @@ public final class ActorStamps implements AutoCloseable {
      */
     static final long PENDING = -2L;
 
+    /** How long a commit's stamp waits for the actor's row before it is deferred to a background retry. */
+    static final long COMMIT_LOCK_TIMEOUT_MILLIS = 100;
+
+    /** How long the background retry waits for the row (no caller waits for it). */
+    static final long RETRY_LOCK_TIMEOUT_MILLIS = 1000;
+
     /** The actors' table of {@code actor_stamps=TABLE}: names already checked to be plain identifiers. */
     public record StampTable(String table, String keyColumn, String column) {}
 
@@ -47,6 +53,10 @@ public final class ActorStamps implements AutoCloseable {
     private final Cache<String, Long> memory;
     private final DataSource primary;
     private final String commitSql;
+    private final String inTransactionSql;
+    /** Stamps that wait for their actor's row; {@code null} without the actors' table. */
+    private final DeferredStamps deferred;
+
     private final String readSql;
     private final RedisMarker redis;
     private final RoutingMetrics metrics;
@@ -68,23 +78,53 @@ public final class ActorStamps implements AutoCloseable {
             // SET may have changed: they name the table found at bootstrap, with its schema.
             final CheckedTable checked = checkTable(table, primary);
             final String where = " where " + table.keyColumn() + " = ?::" + checked.keyType();
+            final String raise = "update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
+                    + table.column() + ", (select lsn from position))";
             // The commit's position and the stamp raised to it, in one round trip on the connection that
             // committed. A data-modifying WITH runs even if nothing reads it, so an actor without a row
             // still gets the position. Being volatile, the position is computed once.
             // The position as a standby reports it once replayed (WalPositions.replayable).
-            commitSql = "with inserted as materialized (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
-                    + "position as (select " + WalPositions.replayable("lsn") + " as lsn from inserted), "
-                    + "stamp as (update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
-                    + table.column() + ", (select lsn from position))" + where + ") "
-                    + "select lsn::text from position";
+            final String position =
+                    "with inserted as materialized (select pg_catalog.pg_current_wal_insert_lsn() as lsn), "
+                            + "position as (select " + WalPositions.replayable("lsn") + " as lsn from inserted), ";
+            // Another transaction may hold the actor's row (an enclosing one on the same thread, which waits
+            // for this commit: a deadlock no server sees; or any long one): the update waits for the row only
+            // as long as lock_timeout, which the filter sets before the row is locked, for this statement's
+            // own transaction only (it runs in auto-commit).
+            commitSql = position + "stamp as (" + raise + where + " and " + lockTimeout(COMMIT_LOCK_TIMEOUT_MILLIS)
+                    + ") select lsn::text from position";
+            // Inside the application's transaction a lock_timeout would outlive the statement, and a failed
+            // statement would need a rollback to a savepoint, which some JTA pools refuse on an enlisted
+            // connection: a row another transaction holds is skipped, and the stamp after the commit raises it.
+            inTransactionSql = position + "locked as (select " + table.keyColumn() + " as k from "
+                    + checked.qualifiedName() + where + " for update skip locked), stamp as (" + raise + " where "
+                    + table.keyColumn() + " in (select k from locked)) select lsn::text from position";
+            final String retrySql = "update " + checked.qualifiedName() + " set " + table.column() + " = greatest("
+                    + table.column() + ", ?::pg_lsn)" + where + " and " + lockTimeout(RETRY_LOCK_TIMEOUT_MILLIS);
+            deferred = new DeferredStamps(primary, retrySql, metrics);
             // Tagged, so that server logs tell the library's reads of the stamp from the application's.
             readSql = "/* hibernate-routing actor-stamp */ select " + table.column() + "::text from "
                     + checked.qualifiedName() + where;
         } else {
             commitSql = null;
+            inTransactionSql = null;
+            deferred = null;
             readSql = null;
         }
         this.redis = redis;
+    }
+
+    /** A filter that sets {@code lock_timeout} for the rest of the current transaction (always true). */
+    private static String lockTimeout(long millis) {
+        return "pg_catalog.set_config('lock_timeout', '" + millis + "ms', true) is not null";
+    }
+
+    /**
+     * Whether a stamp update failed because another transaction held the actor's row longer than it
+     * would wait ({@code lock_not_available}, from {@code lock_timeout}).
+     */
+    static boolean rowBusy(SQLException e) {
+        return "55P03".equals(e.getSQLState());
     }
 
     /**
@@ -160,6 +200,10 @@ public final class ActorStamps implements AutoCloseable {
             return PRIMARY_ONLY;
         }
         long minimum = remembered == null ? Lsn.UNKNOWN : remembered;
+        if (deferred != null) {
+            // A stamp that waits for its row is not in the table yet: this instance knows it regardless.
+            minimum = Lsn.max(minimum, deferred.pendingFor(actor));
+        }
         if (redis != null) {
             try {
                 final long marker = redis.read(actor);
@@ -216,7 +260,7 @@ public final class ActorStamps implements AutoCloseable {
     public long readFromPrimary(String actor) throws SQLException {
         final Long remembered = memory.getIfPresent(actor);
         final long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
-        return readSql == null ? stamp : Lsn.max(stamp, readTable(actor, null));
+        return readSql == null ? stamp : Lsn.max(Lsn.max(stamp, deferred.pendingFor(actor)), readTable(actor, null));
     }
 
     /** The stamp column of {@code actor}'s row, on {@code heldPrimary} or else on a connection borrowed for it. */
@@ -264,11 +308,12 @@ public final class ActorStamps implements AutoCloseable {
     /**
      * Inside a transaction on {@code transaction}: raises {@code actor}'s stamp in the table to the
      * position reached so far, under a savepoint, so that a failure leaves the transaction as it was;
-     * the failure is logged and counted.
+     * the failure is logged and counted. Never waits for the actor's row: if another transaction holds
+     * it, the row is skipped and the stamp left to the commit's ({@link #commitPosition}).
      */
     void raiseInTransaction(Connection transaction, String actor) throws SQLException {
         final Savepoint savepoint = transaction.setSavepoint();
-        try (PreparedStatement statement = transaction.prepareStatement(commitSql)) {
+        try (PreparedStatement statement = transaction.prepareStatement(inTransactionSql)) {
             statement.setString(1, actor);
             statement.executeQuery().close();
             transaction.releaseSavepoint(savepoint);
@@ -289,7 +334,10 @@ public final class ActorStamps implements AutoCloseable {
      * committed it, now in auto-commit; with {@code actor_stamps=TABLE} and an actor, the same
      * statement raises the actor's stamp in the table to it. On that connection, so that the commit
      * needs no second one from the pool. A failed stamp update is logged and counted, and the position
-     * read alone.
+     * read alone. The update waits for the actor's row at most {@link #COMMIT_LOCK_TIMEOUT_MILLIS}: if
+     * another transaction holds it longer, the stamp is deferred ({@link DeferredStamps}) and raised in
+     * the table once the row is free; memory, Redis and this instance's deferred stamps cover the actor
+     * meanwhile.
      *
      * @param actor the scope's actor, or {@code null}
      * @throws SQLException if the position cannot be read
@@ -300,10 +348,17 @@ public final class ActorStamps implements AutoCloseable {
                 statement.setString(1, actor);
                 try (ResultSet rs = statement.executeQuery()) {
                     if (rs.next()) {
-                        return Lsn.parse(rs.getString(1));
+                        final long lsn = Lsn.parse(rs.getString(1));
+                        deferred.landed(actor, lsn);
+                        return lsn;
                     }
                 }
             } catch (SQLException e) {
+                if (rowBusy(e)) {
+                    final long lsn = WalPositions.insertPosition(committed);
+                    deferred.defer(actor, lsn);
+                    return lsn;
+                }
                 metrics.stampError("advance");
                 LOG.error("Could not advance the stamp of an actor in {}: {}", "the actors' table", e.getMessage());
             }
@@ -361,6 +416,9 @@ public final class ActorStamps implements AutoCloseable {
 
     @Override
     public void close() {
+        if (deferred != null) {
+            deferred.close();
+        }
         if (redis != null) {
             redis.close();
         }

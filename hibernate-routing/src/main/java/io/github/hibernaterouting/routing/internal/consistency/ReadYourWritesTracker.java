@@ -172,6 +172,31 @@ public final class ReadYourWritesTracker implements AutoCloseable {
         }
     }
 
+    /** The actor whose stamp a commit in the current scope raises, or {@code null}. */
+    public String committingActor() {
+        final ScopeFrame scope = ScopeFrame.current();
+        return scope == null ? null : scope.actor();
+    }
+
+    /**
+     * The position of a write just committed, read on {@code primary} (in auto-commit, outside the
+     * write's transaction), raising {@code actor}'s stamp in the actors' table there; for a caller that
+     * reads it away from the scope's thread and then records it with {@link #committedAt}.
+     *
+     * @param actor from {@link #committingActor}, or {@code null}
+     */
+    public long commitPosition(Connection primary, String actor) throws SQLException {
+        return stamps.commitPosition(primary, actor);
+    }
+
+    /**
+     * Records a write that committed at {@code lsn} in the current scopes and its actor's stamp, as
+     * {@link #committed(Connection)} does.
+     */
+    public void committedAt(long lsn) {
+        committed(lsn);
+    }
+
     private void committed(long lsn) {
         final ScopeFrame scope = ScopeFrame.current();
         if (scope == null) {

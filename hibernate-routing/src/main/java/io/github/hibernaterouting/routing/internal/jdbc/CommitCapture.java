@@ -1,9 +1,15 @@
 package io.github.hibernaterouting.routing.internal.jdbc;
 
 import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTracker;
-import io.github.hibernaterouting.routing.internal.replicas.ServerProbe;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,14 +22,21 @@ import org.slf4j.LoggerFactory;
 final class CommitCapture {
     private static final Logger LOG = LoggerFactory.getLogger(CommitCapture.class);
 
+    /**
+     * How long a JTA commit waits for its position: the connection borrowed for it, the query. Past
+     * it the actor is kept on the primary.
+     */
+    static final int GLOBAL_POSITION_TIMEOUT_SECONDS = 5;
+
+    private static final int POSITION_READERS = 4;
+
     private final ReadYourWritesTracker tracker;
     private final DataSource primary;
-    private final ServerProbe primaryProbe;
+    private final ThreadPoolExecutor positionReaders = positionReaders();
 
-    CommitCapture(ReadYourWritesTracker tracker, DataSource primary, ServerProbe primaryProbe) {
+    CommitCapture(ReadYourWritesTracker tracker, DataSource primary) {
         this.tracker = tracker;
         this.primary = primary;
-        this.primaryProbe = primaryProbe;
     }
 
     /**
@@ -68,32 +81,64 @@ final class CommitCapture {
 
     /**
      * Records the position of a global (JTA) transaction that committed, from its
-     * {@code afterCompletion}, on the library's own connection to the primary: after completion a
-     * transaction manager or a pool may refuse to hand out a connection, and the one the transaction
-     * used may be gone. That connection is outside every transaction, so the position read there is
-     * past the commit, and the actor's stamp in the table is raised to it there too. If the library
-     * holds no such connection right now (its health check is reconnecting), the actor is kept on the
-     * primary instead. Never throws.
+     * {@code afterCompletion}: on a connection borrowed from the primary data source by a thread of the
+     * library's, outside every transaction (on the committing thread a transaction manager or a pool
+     * may refuse to hand one out, or enlist it in the ended transaction), so that the position read
+     * there is past the commit; the actor's stamp in the table is raised to it there too. Writers do
+     * not take turns on one connection (never the health check's), and none waits longer than
+     * {@link #GLOBAL_POSITION_TIMEOUT_SECONDS}: past that, or if every reader is busy, the actor is
+     * kept on the primary instead. Never throws.
      */
     void committedGlobally() {
         if (!tracker.wantsCommitPosition()) {
             return;
         }
+        final String actor = tracker.committingActor();
+        Future<Long> position = null;
         try {
-            final Boolean recorded = primaryProbe.queryIfConnected(statement -> {
-                tracker.committed(statement.getConnection());
-                return Boolean.TRUE;
+            position = positionReaders.submit(() -> {
+                try (Connection connection = primary.getConnection()) {
+                    if (!connection.getAutoCommit()) {
+                        connection.setAutoCommit(true);
+                    }
+                    return tracker.commitPosition(connection, actor);
+                }
             });
-            if (recorded == null) {
-                LOG.warn("No connection of its own to the primary after a JTA commit; this actor's reads use the"
-                        + " primary for a while");
-                tracker.commitPositionUnknown();
-            }
-        } catch (SQLException e) {
-            LOG.warn(
-                    "Could not read the WAL position after a JTA commit ({}); this actor's reads use the primary for a while",
-                    e.getMessage());
-            tracker.commitPositionUnknown();
+            tracker.committedAt(position.get(GLOBAL_POSITION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+            unknownAfterGlobalCommit(
+                    e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+        } catch (TimeoutException e) {
+            position.cancel(true);
+            unknownAfterGlobalCommit("no answer within " + GLOBAL_POSITION_TIMEOUT_SECONDS + " seconds");
+        } catch (RejectedExecutionException e) {
+            unknownAfterGlobalCommit("every position reader is busy");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            position.cancel(true);
+            unknownAfterGlobalCommit("interrupted");
         }
+    }
+
+    private void unknownAfterGlobalCommit(String reason) {
+        LOG.warn(
+                "Could not read the WAL position after a JTA commit ({}); this actor's reads use the primary for a while",
+                reason);
+        tracker.commitPositionUnknown();
+    }
+
+    /**
+     * Threads that read positions after JTA commits: a few, so that one slow read does not hold back
+     * the others, with a short queue behind them; idle ones end.
+     */
+    private static ThreadPoolExecutor positionReaders() {
+        final ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                POSITION_READERS, POSITION_READERS, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), task -> {
+                    final Thread thread = new Thread(task, "hibernate-routing-commit-position");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 }

@@ -74,7 +74,7 @@ public final class JdbcRouting {
         this.metrics = metrics;
         this.tracker = tracker;
         this.writes = writes;
-        this.commits = new CommitCapture(tracker, primary, replicas.primaryProbe());
+        this.commits = new CommitCapture(tracker, primary);
         this.jta = jta;
         this.configuredIsolation = configuredIsolation;
         this.autoCommit = autoCommit;

@@ -62,6 +62,8 @@ public final class RoutingMetrics {
     private final Counter stampReadErrors;
     private final Counter stampAdvanceErrors;
     private volatile Counter redisRejected;
+
+    private final Counter stampsDeferred;
     private final DecisionLog decisions = new DecisionLog();
     /**
      * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
@@ -103,6 +105,11 @@ public final class RoutingMetrics {
                 .register(registry);
         stampReadErrors = stampErrors("read");
         stampAdvanceErrors = stampErrors("advance");
+        stampsDeferred = Counter.builder("hibernate.routing.actor_stamps.deferred")
+                .description("Stamps that could not be raised in the actors' table at once because another transaction"
+                        + " held the actor's row, and were raised later instead")
+                .tags(common)
+                .register(registry);
     }
 
     private Counter stampErrors(String operation) {
@@ -254,6 +261,11 @@ public final class RoutingMetrics {
     /** A failure to {@code read} an actor's stamp from the actors' table, or to {@code advance} it after a commit. */
     public void stampError(String operation) {
         ("read".equals(operation) ? stampReadErrors : stampAdvanceErrors).increment();
+    }
+
+    /** A stamp was deferred: the actor's row was locked; see {@code ActorStamps}. */
+    public void stampDeferred() {
+        stampsDeferred.increment();
     }
 
     /** Removes the gauges, which would otherwise keep reporting this (closed) unit's replicas. */

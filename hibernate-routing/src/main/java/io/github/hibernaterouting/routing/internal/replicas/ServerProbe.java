@@ -103,20 +103,6 @@ public final class ServerProbe implements AutoCloseable {
     }
 
     /**
-     * {@link #query} on the connection the probe holds, without opening one: {@code null} if it holds
-     * none (it was closed after a failure and no check has opened it again). For callers that must
-     * not borrow a connection where they run (a JTA {@code afterCompletion}).
-     */
-    public <T> T queryIfConnected(Query<T> query) throws SQLException {
-        lock.lock();
-        try {
-            return connection == null || closed ? null : queryUnlessAnsweredSince(-1, query);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
      * Closes the connection, so that the next query opens a new one: behind a URL that reaches several
      * servers, the new one may reach another server.
      */
