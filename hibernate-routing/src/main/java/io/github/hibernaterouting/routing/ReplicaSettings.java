@@ -143,6 +143,22 @@ public interface ReplicaSettings {
     /** The default of {@link #CHECK_RECOVERY}. */
     boolean DEFAULT_CHECK_RECOVERY = true;
 
+    /**
+     * Whether a connection pooler the library finds between it and a replica's standbys runs in session
+     * mode (PgBouncer's {@code pool_mode=session}), where each client connection keeps one server
+     * connection. A pooler in transaction or statement mode may run each transaction on another standby
+     * than the one a connection was checked on, and no client can see a pooler's mode; so a replica
+     * behind a pooler is refused unless this says the pooler runs in session mode. Even then, a pooler
+     * seen sharing one server connection between two client connections is refused.
+     *
+     * @settingDefault {@value #DEFAULT_REPLICA_SESSION_POOLER}
+     * @since 0.1
+     */
+    String REPLICA_SESSION_POOLER = "hibernate.routing.replica_session_pooler";
+
+    /** The default of {@link #REPLICA_SESSION_POOLER}. */
+    boolean DEFAULT_REPLICA_SESSION_POOLER = false;
+
     /** Values of {@link #LOAD_BALANCING}. */
     enum LoadBalancing {
         /** Take eligible replicas in turn. */

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * balances its server connections round-robin over both standbys. In session mode a client connection
  * keeps one server connection, so the library's check of each connection holds and the standbys serve.
  * In transaction mode each transaction may run on another standby than the one the connection was
- * checked on: the library must notice it and refuse the replica, naming the pool mode, instead of
+ * checked on, and no client can see the pooler's mode: the library must notice the pooler and refuse
+ * the replica, naming the pool mode and the setting that says it is a session-mode pooler, instead of
  * serving reads from a standby it never checked (before, it served them).
  */
 @ExtendWith(RoutingLeakCheck.class)
@@ -69,8 +70,14 @@ class TransactionPoolerIT {
         }
     }
 
-    private static EntityManagerFactory through(PgBouncer bouncer) {
-        return emf(cluster, Map.of(RoutingSettings.REPLICA_URLS, bouncer.jdbcUrl()));
+    private static EntityManagerFactory through(PgBouncer bouncer, boolean sessionPoolerSaid) {
+        return emf(
+                cluster,
+                Map.of(
+                        RoutingSettings.REPLICA_URLS,
+                        bouncer.jdbcUrl(),
+                        RoutingSettings.REPLICA_SESSION_POOLER,
+                        Boolean.toString(sessionPoolerSaid)));
     }
 
     private static long count(EntityManager em) {
@@ -80,7 +87,7 @@ class TransactionPoolerIT {
     @Test
     void replicaBehindATransactionModePooler_isRefusedNamingThePoolMode_andReadsSeeEveryCommit() throws SQLException {
         try (PgBouncer bouncer = PgBouncer.start(PoolMode.TRANSACTION, balancer.port(), cluster, 4);
-                EntityManagerFactory emf = through(bouncer)) {
+                EntityManagerFactory emf = through(bouncer, false)) {
             try (EntityManager em = emf.createEntityManager()) {
                 count(em);
             }
@@ -89,7 +96,7 @@ class TransactionPoolerIT {
                     .as("the replica behind the pooler (%s)", routingState(emf))
                     .isNotNull()
                     .contains("pool_mode=transaction")
-                    .contains("pool_mode=session");
+                    .contains(RoutingSettings.REPLICA_SESSION_POOLER);
             cluster.pauseReplay(cluster.standby(1));
             onPrimary(cluster, "insert into note values (nextval('note_seq'), 'standby1 has not replayed this')");
             final long expected = countOnPrimary(cluster, "note");
@@ -104,10 +111,25 @@ class TransactionPoolerIT {
         }
     }
 
+    /** A session-mode pooler looks the same from the client: refused until the setting says what it is. */
     @Test
-    void replicaBehindASessionModePooler_servesReads() {
+    void replicaBehindASessionModePooler_isRefusedUntilTheSettingSaysSo() {
         try (PgBouncer bouncer = PgBouncer.start(PoolMode.SESSION, balancer.port(), cluster, 4);
-                EntityManagerFactory emf = through(bouncer)) {
+                EntityManagerFactory emf = through(bouncer, false)) {
+            try (EntityManager em = emf.createEntityManager()) {
+                count(em);
+                assertThat(servedBy(cluster, em)).as(routingState(emf)).isEqualTo(cluster.primary());
+            }
+            assertThat(RoutingStatus.of(emf).nodes().get(1).problem())
+                    .as(routingState(emf))
+                    .contains(RoutingSettings.REPLICA_SESSION_POOLER + "=true");
+        }
+    }
+
+    @Test
+    void replicaBehindASessionModePooler_servesReads_whenTheSettingSaysSo() {
+        try (PgBouncer bouncer = PgBouncer.start(PoolMode.SESSION, balancer.port(), cluster, 4);
+                EntityManagerFactory emf = through(bouncer, true)) {
             final Set<Node> served = new HashSet<>();
             for (int i = 0; i < 6; i++) {
                 try (EntityManager em = emf.createEntityManager()) {

@@ -85,6 +85,8 @@ public final class RoutingConfig {
     public final int classifierCacheSize;
     public final boolean loadCatalog;
     public final boolean checkRecovery;
+    /** {@code replica_session_pooler}: a pooler found in front of a replica is trusted to run in session mode. */
+    public final boolean replicaSessionPooler;
     /** The registry given in {@code meter_registry}, or null for Micrometer's global one. */
     public final MeterRegistry meterRegistry;
     /** The persistence unit's name, a tag of every meter; "default" when Hibernate was bootstrapped without one. */
@@ -169,6 +171,7 @@ public final class RoutingConfig {
         classifierCacheSize = integer(settings, CLASSIFIER_CACHE_SIZE, DEFAULT_CLASSIFIER_CACHE_SIZE, 0);
         loadCatalog = bool(settings, CLASSIFIER_LOAD_CATALOG, DEFAULT_CLASSIFIER_LOAD_CATALOG);
         checkRecovery = bool(settings, CHECK_RECOVERY, DEFAULT_CHECK_RECOVERY);
+        replicaSessionPooler = bool(settings, REPLICA_SESSION_POOLER, DEFAULT_REPLICA_SESSION_POOLER);
         meterRegistry = RuntimeObjects.meterRegistry(settings.get(METER_REGISTRY));
         persistenceUnit = orElse(string(settings, "hibernate.persistenceUnitName"), "default");
         actorStamps = enumValue(settings, ACTOR_STAMPS, ActorStamps.class, DEFAULT_ACTOR_STAMPS);

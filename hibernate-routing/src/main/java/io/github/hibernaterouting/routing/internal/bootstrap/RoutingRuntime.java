@@ -99,6 +99,7 @@ public final class RoutingRuntime implements AutoCloseable {
                 config.healthCheckInterval,
                 config.lsnPollInterval,
                 metrics);
+        this.replicas.sessionPoolerTrusted(config.replicaSessionPooler);
         final RedisMarker redis = config.redisEnabled()
                 ? new RedisMarker(config.redisUri, config.redisPrefix, config.redisWindow, config.redisTimeout, metrics)
                 : null;

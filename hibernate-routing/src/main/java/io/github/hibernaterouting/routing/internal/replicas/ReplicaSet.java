@@ -241,6 +241,11 @@ public final class ReplicaSet implements AutoCloseable {
      *
      * @throws SQLException if the server did not answer
      */
+    /** Whether a connection pooler found in front of a replica is trusted to run in session mode ({@code replica_session_pooler}). */
+    public void sessionPoolerTrusted(boolean trusted) {
+        admission.sessionPoolerTrusted(trusted);
+    }
+
     public BackendServer serverOf(ReplicaNode node, Connection physical) throws SQLException {
         return admission.serverOf(node, physical);
     }

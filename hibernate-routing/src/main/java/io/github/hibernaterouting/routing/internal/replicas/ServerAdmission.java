@@ -2,6 +2,7 @@ package io.github.hibernaterouting.routing.internal.replicas;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import io.github.hibernaterouting.routing.ReplicaSettings;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -37,6 +38,8 @@ final class ServerAdmission {
     private final long refreshAfterNanos;
     private final long pollIntervalNanos;
     private final RoutingMetrics metrics;
+    /** {@code replica_session_pooler}: see {@link #poolerCheck}. */
+    private volatile boolean sessionPoolerTrusted;
 
     /**
      * @param refreshAfterNanos how old what is known of a server may get before a borrow asks it again
@@ -53,6 +56,10 @@ final class ServerAdmission {
         this.refreshAfterNanos = refreshAfterNanos;
         this.pollIntervalNanos = pollIntervalNanos;
         this.metrics = metrics;
+    }
+
+    void sessionPoolerTrusted(boolean trusted) {
+        this.sessionPoolerTrusted = trusted;
     }
 
     /** The server {@code physical}, borrowed from {@code node}, reached; asked on the connection the first time. */
@@ -196,12 +203,14 @@ final class ServerAdmission {
      * between server connections (PgBouncer's {@code pool_mode=transaction} or {@code statement},
      * pgcat, Supavisor, CloudNativePG's {@code ro} Pooler in transaction mode): then the server a
      * connection was checked on is not the one its next transaction runs on, and no per-connection
-     * check can keep the lag bound, the read's position or the standby's identity. Such a replica is
-     * refused, for good, naming the pooler mode and the fix.
+     * check can keep the lag bound, the read's position or the standby's identity. No client can see a
+     * pooler's mode, so a replica behind a pooler is refused, for good, naming the pooler mode and the
+     * fix, unless {@code replica_session_pooler} says the pooler runs in session mode.
      *
      * <p>Cheap when no pooler is in between: the server process the client was told of at connect
-     * ({@code BackendKeyData}) is the one that answered the check. A pooler shows its own; then, once
-     * per new physical connection until it is proven: a pooler in session mode gives each client
+     * ({@code BackendKeyData}) is the one that answered the check. A pooler shows its own. Where the
+     * setting trusts it, the library still tries to prove it wrong, once per new physical connection
+     * until it can: a pooler in session mode gives each client
      * connection a server connection of its own, so if another client connection's next statement is
      * answered by the server process that just answered this one's check, the pooler shares server
      * connections between clients, which only a transaction (or statement) mode does. PgBouncer hands
@@ -211,7 +220,20 @@ final class ServerAdmission {
      */
     private void poolerCheck(ReplicaNode node, Connection physical, int serverPid) throws SQLException {
         final int clientPid = clientPid(physical);
-        if (clientPid <= 0 || clientPid == serverPid) {
+        // A pooler's own key is random, negative as often as not.
+        if (clientPid == NO_PID || clientPid == serverPid) {
+            return;
+        }
+        if (!sessionPoolerTrusted) {
+            refuse(
+                    node,
+                    "Replica " + node.describe() + " is reached through a connection pooler (the server process"
+                            + " that answers is not the one named at connect). In transaction or statement mode"
+                            + " (PgBouncer's pool_mode=transaction) each transaction may run on another standby than"
+                            + " the one the library checked, and no client can see a pooler's mode, so the library"
+                            + " refuses this replica and reads go to the others or the primary. If the pooler runs"
+                            + " pool_mode=session, set " + ReplicaSettings.REPLICA_SESSION_POOLER + "=true; else point"
+                            + " the replica URL at the standby itself");
             return;
         }
         // Only from a HikariCP pool with a connection free at once: never waiting, never closing the one held.
@@ -237,12 +259,19 @@ final class ServerAdmission {
             return;
         }
         node.transactionPooled(true);
-        final String message = "Replica " + node.describe() + " is reached through a connection pooler that shares"
-                + " server connections between client connections (a transaction or statement pool mode, such as"
-                + " PgBouncer's pool_mode=transaction): each transaction may run on another standby, and the library"
-                + " checks a standby's identity, lag and replayed position per client connection, so it refuses this"
-                + " replica and reads go to the others or the primary. Point the replica URL at a pooler in"
-                + " pool_mode=session, or at the standby itself";
+        refuse(
+                node,
+                "Replica " + node.describe() + " is reached through a connection pooler that shares server"
+                        + " connections between client connections (a transaction or statement pool mode, such as"
+                        + " PgBouncer's pool_mode=transaction), although " + ReplicaSettings.REPLICA_SESSION_POOLER
+                        + "=true says it runs in session mode: each transaction may run on another standby, and the"
+                        + " library checks a standby's identity, lag and replayed position per client connection, so"
+                        + " it refuses this replica and reads go to the others or the primary. Point the replica URL"
+                        + " at a pooler in pool_mode=session, or at the standby itself");
+    }
+
+    /** Refuses every server behind {@code node}'s URL for good, saying why once. */
+    private static void refuse(ReplicaNode node, String message) {
         node.poolerProblem(message);
         LOG.error(message);
     }
@@ -253,10 +282,13 @@ final class ServerAdmission {
      */
     private static final Class<?> PG_CONNECTION = driverClass("org.postgresql.PGConnection");
 
-    /** The server process pgjdbc was told of when {@code physical} connected; {@code -1} if not pgjdbc. */
+    /** What {@link #clientPid} answers for a connection that cannot say. */
+    private static final int NO_PID = Integer.MIN_VALUE;
+
+    /** The server process pgjdbc was told of when {@code physical} connected; {@link #NO_PID} if not pgjdbc. */
     private static int clientPid(Connection physical) {
         if (PG_CONNECTION == null) {
-            return -1;
+            return NO_PID;
         }
         try {
             if (physical.isWrapperFor(PG_CONNECTION)) {
@@ -266,7 +298,7 @@ final class ServerAdmission {
         } catch (SQLException | ReflectiveOperationException | RuntimeException e) {
             // A wrapper that cannot say: no pooler check.
         }
-        return -1;
+        return NO_PID;
     }
 
     private static Class<?> driverClass(String name) {
