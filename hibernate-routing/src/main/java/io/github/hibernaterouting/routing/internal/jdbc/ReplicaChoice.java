@@ -247,7 +247,8 @@ final class ReplicaChoice {
      * the next connection may reach another server), or {@code null} with {@code whyNot[0]} saying why
      * not. Every connection it does not return is closed.
      *
-     * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL may
+     * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL, or on
+     * this one before it restarted (a standby that crashed can come back behind what it showed), may
      * have seen what this one has not replayed yet. That server's position after the read is not
      * known, so the primary's position now (which no standby of it can be past) becomes the unit's
      * floor, as after a read on the primary.
@@ -273,7 +274,11 @@ final class ReplicaChoice {
                 if (!refused.contains(server)) {
                     long need = required;
                     final BackendServer previous = unit.replicaServer();
-                    if (!mandatory && previous != null && previous != server && node.severalServers()) {
+                    // Not "while the URL is known to reach several servers": the registry forgets a server
+                    // that gave no answer for minutes, and the health check's server when its connection
+                    // reaches another (a restart makes a new one), so one known server now says nothing of
+                    // where the unit read before.
+                    if (!mandatory && previous != null && !previous.sameRun(server)) {
                         if (!takeReadFloor(p, unit)) {
                             whyNot[0] = ReplicaNode.Ineligibility.BEHIND_LSN;
                             held.add(candidate);
