@@ -311,6 +311,62 @@ class LoadBalancedReplicasIT {
         }
     }
 
+    // The floor for a unit of work that moves to another server behind the URL was taken only while
+    // the library knew several servers there. The standby the unit had read on restarted (a new server)
+    // and the health check's connection reached the other one, which made the earlier server forgotten
+    // and the other one the only one known: the unit's next read went there without a floor, and
+    // missed the row it had seen. (A server that gave no answer for minutes is forgotten as well.)
+    @org.junit.jupiter.api.Test
+    void unitOfWork_whoseStandbyRestarted_neverReadsOlderDataOnTheOnlyOtherServerKnown() {
+        final Node first = cluster.standby(1);
+        final Node second = cluster.standby(2);
+        try (TcpRelay endpoint = new TcpRelay(List.of(first), cluster.database());
+                EntityManagerFactory emf = emfOver(
+                        settings -> {
+                            settings.put(RoutingSettings.REPLICA_URLS, endpoint.jdbcUrl());
+                            return settings;
+                        },
+                        Map.of(RoutingSettings.MAX_REPLICA_LAG, "1h"))) {
+            io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp(emf);
+            cluster.pauseReplay(second);
+            final long id = (Long) writeNote(emf, null, "only the first standby has it")[0];
+            cluster.awaitReplay(first, cluster.currentWalLsn(), Duration.ofSeconds(30));
+            try (EntityManager em = emf.createEntityManager()) {
+                final long[] before = portAndSeen(em, id);
+                assertThat(before[0]).as("the first read's server").isEqualTo(first.port());
+                assertThat(before[1]).as("the first read sees the row").isEqualTo(1);
+
+                endpoint.repoint(List.of(second));
+                cluster.restart(first);
+                // Until the health check's connection has reached the second standby, the only server
+                // the library knows behind the URL now, and counts the replica up.
+                final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (true) {
+                    runtime(emf).checkReplicasNow();
+                    final RoutingStatus.Node replica =
+                            RoutingStatus.of(emf).nodes().get(1);
+                    if (replica.up()
+                            && replica.servers().stream()
+                                    .map(RoutingStatus.Server::port)
+                                    .toList()
+                                    .equals(List.of(second.port()))) {
+                        break;
+                    }
+                    assertThat(System.nanoTime())
+                            .as("only the second standby known behind the URL (%s)", routingState(emf))
+                            .isLessThan(deadline);
+                }
+                assertThat(portAndSeen(em, id)[1])
+                        .as(
+                                "the same unit of work's next read, the second standby paused without the row (%s)",
+                                routingState(emf))
+                        .isEqualTo(1);
+            }
+        } finally {
+            cluster.resumeReplay(second);
+        }
+    }
+
     /** The endpoints that reach both standbys within a few borrows: the relay alternates, the data source connects anew. */
     static Stream<Arguments> alternatingEndpoints() {
         return endpoints().filter(arguments -> !arguments.get()[0].equals(MULTI_HOST));

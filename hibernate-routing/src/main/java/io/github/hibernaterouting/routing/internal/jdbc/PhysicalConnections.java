@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.internal.consistency.IsolationLevel;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
+import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
@@ -61,6 +62,8 @@ final class PhysicalConnections {
     Connection primary;
     Connection replica;
     ReplicaNode replicaNode;
+    /** The server behind {@link #replicaNode} that {@link #replica} reached; meaningful only while it is bound. */
+    BackendServer replicaServer;
     /**
      * The replica connection runs a transaction of its own (auto-commit off). {@code false} while a
      * read-write transaction's reads run there statement by statement; see {@link #replicaTransactionNeeded}.
@@ -203,10 +206,15 @@ final class PhysicalConnections {
         return ReplicaChoice.use(this, unit, mandatory, reason, required);
     }
 
-    /** Binds {@code physical}, just borrowed from {@code node} and configured, as the replica connection. */
-    void replicaBound(Connection physical, ReplicaNode node) {
+    /**
+     * Binds {@code physical}, just borrowed from {@code node} and configured, as the replica connection.
+     *
+     * @param server the server behind {@code node} that {@code physical} reached
+     */
+    void replicaBound(Connection physical, ReplicaNode node, BackendServer server) {
         replica = physical;
         replicaNode = node;
+        replicaServer = server;
         generation++;
     }
 

@@ -13,10 +13,12 @@ import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +48,7 @@ final class ReplicaChoice {
             PhysicalConnections p, SessionRouting unit, boolean mandatory, RouteReason reason, long required)
             throws SQLException {
         if (p.replica != null) {
-            return replicaUsed(p, unit, reason);
+            return bound(p, unit, mandatory, reason);
         }
         if (required == ActorStamps.PRIMARY_ONLY) {
             return fallBack(p, unit, mandatory, RouteReason.PENDING_WRITE, null, null);
@@ -153,7 +155,7 @@ final class ReplicaChoice {
                 }
                 continue;
             }
-            p.replicaBound(physical, node);
+            p.replicaBound(physical, node, unit.replicaServer());
             unit.replica(node);
             return replicaUsed(p, unit, servedReason);
         }
@@ -167,12 +169,86 @@ final class ReplicaChoice {
     }
 
     /**
+     * The replica connection already bound, for a read: it stays bound between statements outside a
+     * transaction under a connection handling mode that holds the connection (Spring's
+     * {@code DELAYED_ACQUISITION_AND_HOLD}, {@code IMMEDIATE_ACQUISITION_AND_HOLD}), or until the routed
+     * connection is released otherwise. Monotonic reads, as when a replica is bound anew: if the unit
+     * of work read on the primary (or from a cache) since, the connection serves only if its server has
+     * replayed the primary's position now; else the read goes to the primary, and so do the unit's
+     * later reads (another replica could be behind what this one showed).
+     *
+     * <p>A statement of a transaction that runs on the replica connection (a read-only or snapshot
+     * transaction, one begun with SQL) stays there whatever the unit read elsewhere: a transaction
+     * runs on one server from start to end, and what it reads is its own snapshot. Under
+     * {@code REPLICA} ({@code mandatory}) there is no floor.
+     */
+    private static Connection bound(PhysicalConnections p, SessionRouting unit, boolean mandatory, RouteReason reason)
+            throws SQLException {
+        if (mandatory || p.replicaTransaction || p.control.transaction() == p.replica) {
+            return replicaUsed(p, unit, reason);
+        }
+        if (unit.replicaLost()) {
+            return fallBack(p, unit, false, unit.replicaLostReason(), null, null);
+        }
+        if (!unit.readFloorStale()) {
+            // The connection was admitted at or past the floor, and its server only moves forward.
+            return replicaUsed(p, unit, reason);
+        }
+        final RouteReason behind = RouteReason.LSN_FALLBACK;
+        if (!takeReadFloor(p, unit)) {
+            return fallBack(p, unit, false, behind, null, null);
+        }
+        if (replayed(p, unit, unit.readFloor())) {
+            return replicaUsed(p, unit, reason);
+        }
+        unit.loseReplica(behind);
+        return fallBack(p, unit, false, behind, null, null);
+    }
+
+    /**
+     * Whether the server of the bound replica connection has replayed {@code floor}: as last known of
+     * the server that connection reached (the connection cannot outlive it, and its replay position
+     * only grows while it runs), else as that server says on the connection itself, waiting for it as
+     * the LSN gate does, at most once per unit of work. Asked only in auto-commit: on a connection that
+     * a pool hands out outside it, the query would join whatever the earlier reads left open there, so
+     * the read goes to the primary instead.
+     */
+    private static boolean replayed(PhysicalConnections p, SessionRouting unit, long floor) {
+        final BackendServer server = p.replicaServer;
+        if (server != null && server.inRecovery() && Lsn.reached(server.replayLsn(), floor)) {
+            return true;
+        }
+        try {
+            if (!p.replica.getAutoCommit()) {
+                return false;
+            }
+            final long start = System.nanoTime();
+            final boolean wait = !unit.lsnWaited() && p.lsnWaitNanos > 0;
+            try (Statement statement = p.replica.createStatement()) {
+                while (!Lsn.reached(WalPositions.replayPosition(statement), floor)) {
+                    final long left = start + p.lsnWaitNanos - System.nanoTime();
+                    if (!wait || left <= 0) {
+                        return false;
+                    }
+                    unit.lsnWaited(true);
+                    LockSupport.parkNanos(Math.min(p.replicas.lsnPollNanos(), left));
+                }
+                return true;
+            }
+        } catch (SQLException e) {
+            LOG.debug("Could not read the replay position of {} ({})", p.replicaNode, e.getMessage());
+            return false;
+        }
+    }
+
+    /**
      * {@code physical}, just borrowed from {@code node}, if the server it reached can serve this read;
      * else another connection of the node that reached a server that can (behind a load-balanced URL
      * the next connection may reach another server), or {@code null} with {@code whyNot[0]} saying why
      * not. Every connection it does not return is closed.
      *
-     * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL may
+     * <p>Monotonic reads: a unit of work whose earlier read ran on another server behind the URL, or on
+     * this one before it restarted (a standby that crashed can come back behind what it showed), may
      * have seen what this one has not replayed yet. That server's position after the read is not
      * known, so the primary's position now (which no standby of it can be past) becomes the unit's
      * floor, as after a read on the primary.
@@ -198,7 +274,11 @@ final class ReplicaChoice {
                 if (!refused.contains(server)) {
                     long need = required;
                     final BackendServer previous = unit.replicaServer();
-                    if (!mandatory && previous != null && previous != server && node.severalServers()) {
+                    // Not "while the URL is known to reach several servers": the registry forgets a server
+                    // that gave no answer for minutes, and the health check's server when its connection
+                    // reaches another (a restart makes a new one), so one known server now says nothing of
+                    // where the unit read before.
+                    if (!mandatory && previous != null && !previous.sameRun(server)) {
                         if (!takeReadFloor(p, unit)) {
                             whyNot[0] = ReplicaNode.Ineligibility.BEHIND_LSN;
                             held.add(candidate);

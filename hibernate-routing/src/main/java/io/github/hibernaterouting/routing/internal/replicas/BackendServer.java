@@ -51,6 +51,15 @@ public final class BackendServer {
         return key;
     }
 
+    /**
+     * Whether {@code other} is this server in the same run (same port and start time): the registry may
+     * have forgotten it and recorded it anew meanwhile, but its replay position never went back. A
+     * restarted server is another run, whose replay may start behind what it showed before.
+     */
+    public boolean sameRun(BackendServer other) {
+        return other == this || other != null && key.equals(other.key);
+    }
+
     /** The address the server accepted connections on ({@code inet_server_addr()}); {@code local} for a socket file. */
     public String address() {
         return address;

@@ -32,6 +32,9 @@ public final class ReplicaSet implements AutoCloseable {
     private final LsnGate gate;
     private final ReplicaMonitor monitor;
     private final ServerAdmission admission;
+    /** How often a wait for a replica's position asks it again, in nanoseconds. */
+    private final long lsnPollNanos;
+
     private final long discoveryIntervalNanos;
     private final RoutingMetrics metrics;
 
@@ -78,6 +81,7 @@ public final class ReplicaSet implements AutoCloseable {
         this.metrics = metrics;
         this.selector = new ReplicaSelector(this.nodes, bounds, loadBalancing);
         this.gate = new LsnGate(this.nodes, selector, bounds, lsnPollInterval.toNanos(), metrics);
+        this.lsnPollNanos = lsnPollInterval.toNanos();
         final Runnable primaryFailed = () -> {
             if (ownPrimaryPool != null && ownPrimaryPool.getHikariPoolMXBean() != null) {
                 ownPrimaryPool.getHikariPoolMXBean().softEvictConnections();
@@ -233,6 +237,11 @@ public final class ReplicaSet implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** How often a wait for a replica's position asks it again, in nanoseconds. */
+    public long lsnPollNanos() {
+        return lsnPollNanos;
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 import org.hibernate.collection.spi.PersistentCollection;
 import org.hibernate.engine.spi.EntityKey;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.engine.spi.StatelessSessionImplementor;
 
 /**
  * The routing state of one Hibernate session (a unit of work): whether it wrote, which replica it
@@ -71,7 +72,9 @@ public final class SessionRouting {
         this.unitDefault = unitDefault;
         this.metrics = metrics;
         this.session = new WeakReference<>(session);
-        this.statelessReads = session != null && !session.isEventSource() ? new StatelessReads() : null;
+        // Not isEventSource(): a session asks its transaction coordinator for that, which it has not
+        // built yet while it acquires its connection in its constructor (IMMEDIATE_ACQUISITION_AND_HOLD).
+        this.statelessReads = session instanceof StatelessSessionImplementor ? new StatelessReads() : null;
     }
 
     /**
@@ -147,7 +150,8 @@ public final class SessionRouting {
      */
     public void refreshSessionStrategy() {
         final SharedSessionContractImplementor s = session.get();
-        if (s instanceof EntityManager entityManager && entityManager.isOpen()) {
+        // Not isOpen(), which asks the transaction coordinator; see the constructor.
+        if (s instanceof EntityManager entityManager && !s.isClosed()) {
             sessionStrategy = Strategy.interpret(
                     SessionProperties.get(entityManager, RoutingSettings.STRATEGY),
                     "EntityManager property " + RoutingSettings.STRATEGY);
