@@ -19,6 +19,7 @@ import io.github.hibernaterouting.testing.RoutingLeakCheck;
 import io.github.hibernaterouting.testing.RoutingTestSupport;
 import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
+import io.github.hibernaterouting.testkit.TcpRelay;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -39,6 +40,8 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Health and lag come from connections the application cannot exhaust: a replica whose pool is
@@ -462,6 +465,82 @@ class ReplicaHealthIT extends RoutingFixture {
                     "replicas serve again once the probe reconnects (" + routingState(limited) + ")");
         } finally {
             asAdmin("alter role limited_app connection limit -1");
+            cluster.resumeAll();
+        }
+    }
+
+    // Seen in a black-box run: the primary's health check refused (the role at its connection limit, its session
+    // ended) while the pool worked; a standby paused megabytes behind served reads in fresh EntityManagers, its lag
+    // measured against the last primary reading from before the failure, for as long as that reading counted as
+    // recent (here an hour: the time bound is one no test reaches). Behind one URL that reaches both standbys, each
+    // connection is admitted by its own server's lag, which must count as unknown alike.
+    @ParameterizedTest(name = "both standbys behind one URL: {0}")
+    @ValueSource(booleans = {false, true})
+    void primaryProbeThatFails_makesReplicaLagUnknownAtOnce_notMeasuredAgainstTheReadingFromBeforeTheFailure(
+            boolean behindOneUrl) throws Exception {
+        final String role = behindOneUrl ? "refused_relayed_app" : "refused_app";
+        createRole(role, "refused-secret");
+        final Map<String, Object> settings = asRole(role, "refused-secret");
+        settings.put(RoutingSettings.PRIMARY_MAXIMUM_POOL_SIZE, "2");
+        settings.put(RoutingSettings.PRIMARY_MINIMUM_IDLE, "2");
+        settings.put(RoutingSettings.MAX_REPLICA_LAG_BYTES, "64kB");
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, RoutingItSupport.LAG_BOUND_NO_TEST_REACHES);
+        final TcpRelay relay = behindOneUrl ? new TcpRelay(cluster.standbys(), cluster.database()) : null;
+        if (relay != null) {
+            settings.put(RoutingSettings.REPLICA_URLS, relay.jdbcUrl());
+        }
+        final EntityManagerFactory refused = emf(cluster, settings);
+        try (relay;
+                refused) {
+            if (relay != null) {
+                awaitTrue(
+                        () -> {
+                            // Two units of work at once: the relay hands their two connections to the two standbys.
+                            try (EntityManager first = refused.createEntityManager();
+                                    EntityManager second = refused.createEntityManager()) {
+                                first.getTransaction().begin();
+                                second.getTransaction().begin();
+                                servedBy(cluster, first);
+                                servedBy(cluster, second);
+                                first.getTransaction().commit();
+                                second.getTransaction().commit();
+                            }
+                            return runtime(refused).replicas().get(0).severalServers();
+                        },
+                        "the relay's connections reach both standbys (" + routingState(refused) + ")");
+            }
+            awaitTrue(() -> primaryBackends(role, false).size() == 2, "the primary pool holds 2 connections");
+            awaitTrue(() -> primaryBackends(role, true).size() == 1, "the health check is connected");
+            asAdmin("alter role " + role + " connection limit 2");
+            terminateProbe(role);
+            awaitTrue(() -> primaryBackends(role, true).isEmpty(), "the health check's connection is gone");
+            // A check of the primary that fails for certain: its connection is gone and a new one is refused.
+            runtime(refused).checkReplicasNow();
+
+            cluster.pauseReplay(cluster.standby(1));
+            onPrimary(
+                    cluster,
+                    "insert into note select nextval('note_seq'), repeat('x', 1000) from generate_series(1, 300)");
+            runtime(refused).checkReplicasNow();
+            assertThat(servedByFreshSessions(refused, 8))
+                    .as(
+                            "no replica serves while the primary's position is unknown; standby 1 is paused %s bytes"
+                                    + " behind (%s)",
+                            cluster.currentWalLsn().asLong()
+                                    - cluster.replayLsn(cluster.standby(1)).asLong(),
+                            routingState(refused))
+                    .containsExactly(cluster.primary());
+            assertThat(RoutingStatus.of(refused).nodes().get(1).servers())
+                    .as("each server's lag in the status: unknown (%s)", routingState(refused))
+                    .allMatch(server -> server.lagBytes() == -1);
+
+            asAdmin("alter role " + role + " connection limit -1");
+            cluster.resumeReplay(cluster.standby(1));
+            awaitTrue(
+                    () -> servedByFreshSessions(refused, 6).stream().noneMatch(Node::isPrimary),
+                    "replicas serve again once the probe reconnects (" + routingState(refused) + ")");
+        } finally {
+            asAdmin("alter role " + role + " connection limit -1");
             cluster.resumeAll();
         }
     }

@@ -14,7 +14,9 @@ import java.sql.SQLException;
  * connection reached, never against another server behind the same URL.
  *
  * <p>Each field is a single volatile written by whoever asked the server last; a reader may combine
- * values of two answers, which only ever errs towards an older answer.
+ * values of two answers, which only ever errs towards an older answer. What judges its identity
+ * ({@link #record}, {@link #replayed}, {@link #judgeAgainst}) runs under its lock: the replay position
+ * and when it was observed must be read as one.
  */
 public final class BackendServer {
     private final String key;
@@ -39,6 +41,13 @@ public final class BackendServer {
     private volatile boolean aheadOfPrimary;
     /** Its replay position when a wait for it last timed out; {@link Lsn#UNKNOWN} for none. */
     private volatile long stallMark = Lsn.UNKNOWN;
+    /** The primary reading its lag was measured against, {@code null} before the first answer. */
+    private volatile PrimaryReading measuredAgainst;
+    /** As its last answer said, for judging it again ({@link #judgeAgainst}); {@code null} before the first. */
+    private String systemIdentifier;
+
+    private int timeline;
+    private String name;
 
     BackendServer(String key, String address, int port) {
         this.key = key;
@@ -78,8 +87,13 @@ public final class BackendServer {
         return replayLsn;
     }
 
+    /**
+     * Bytes of WAL it had left to replay at its last answer, {@code -1} if unknown: also once a check of
+     * the primary failed after the reading it was measured against ({@link PrimaryReading#lagBasis}).
+     */
     public long lagBytes() {
-        return lagBytes;
+        final PrimaryReading reading = measuredAgainst;
+        return reading != null && lagBasisNanos != 0 && reading.lagBasis(lagBasisNanos) == 0 ? -1 : lagBytes;
     }
 
     public double lagSeconds() {
@@ -116,7 +130,7 @@ public final class BackendServer {
      *
      * @param name how messages name it: the configured replica and this server's address
      */
-    void record(ResultSet rs, PrimaryReading primary, String name) throws SQLException {
+    synchronized void record(ResultSet rs, PrimaryReading primary, String name) throws SQLException {
         final long primaryLsn = primary.freshPosition();
         final long primaryReadAt = primary.readAtNanos();
         final boolean recovery = rs.getBoolean(1);
@@ -136,12 +150,32 @@ public final class BackendServer {
         defaultIsolation = IsolationLevel.parse(rs.getString(5));
         replayObservedAt = now;
         checkedAtNanos = now;
-        aheadOfPrimary = StandbyIdentity.aheadOfPrimary(aheadOfPrimary, recovery, replay, now, primary);
-        problem = StandbyIdentity.problem(name, rs.getString(6), tli, recovery, aheadOfPrimary, primary);
+        measuredAgainst = primary;
+        systemIdentifier = rs.getString(6);
+        timeline = tli;
+        this.name = name;
+        // This answer is newer than any primary reading yet: the next one judges it (judgeAgainst).
+        aheadOfPrimary = recovery && aheadOfPrimary;
+        problem = StandbyIdentity.problem(name, systemIdentifier, tli, recovery, aheadOfPrimary, primary);
+    }
+
+    /**
+     * Judges again whether it has replayed past the primary, against {@code primary}'s reading, which
+     * proves it only if it was asked after the replay position was observed ({@link StandbyIdentity#aheadOfPrimary});
+     * updates {@link #problem()}. Nothing before its first answer.
+     */
+    synchronized void judgeAgainst(PrimaryReading primary) {
+        if (name == null) {
+            return;
+        }
+        final long askedAt = primary.askedAtNanos();
+        aheadOfPrimary = StandbyIdentity.aheadOfPrimary(
+                aheadOfPrimary, inRecovery, replayLsn, replayObservedAt, askedAt, primary.position());
+        problem = StandbyIdentity.problem(name, systemIdentifier, timeline, inRecovery, aheadOfPrimary, primary);
     }
 
     /** Raises the known replay position after asking the server for it alone. */
-    void replayed(long lsn) {
+    synchronized void replayed(long lsn) {
         if (lsn != Lsn.UNKNOWN) {
             if (Lsn.reached(lsn, replayLsn)) {
                 replayLsn = lsn;
@@ -167,7 +201,9 @@ public final class BackendServer {
         if (bounds.checkRecovery() && !inRecovery) {
             return ReplicaNode.Ineligibility.NOT_IN_RECOVERY;
         }
-        return bounds.judge(checkedAtNanos, lagBasisNanos, lagBytes, lagSeconds, replayLsn, required);
+        final PrimaryReading reading = measuredAgainst;
+        final long basis = reading == null ? lagBasisNanos : reading.lagBasis(lagBasisNanos);
+        return bounds.judge(checkedAtNanos, basis, lagBytes, lagSeconds, replayLsn, required);
     }
 
     /** Whether a wait for this server timed out and it has not replayed past where it stood then. */

@@ -38,6 +38,10 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     private volatile long primaryLsn = Lsn.UNKNOWN;
     /** {@link System#nanoTime()} when {@link #primaryLsn} was read; {@code 0} before the first answer. */
     private volatile long primaryReadAtNanos;
+    /** {@link System#nanoTime()} just before the query that read {@link #primaryLsn} was sent; {@code 0} before. */
+    private volatile long primaryAskedAtNanos;
+    /** {@link System#nanoTime()} when a check of the primary last failed; {@code 0} for never. */
+    private volatile long primaryFailedAtNanos;
     /** Whether the primary's server answered its last check, or a failure said only that the probe may not connect. */
     private volatile boolean primaryReachable = true;
     /** Whether the primary's last check answered; for logging a failure once, and the recovery. */
@@ -87,6 +91,9 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
         for (ReplicaNode node : replicas) {
             checkReplica(node, true);
         }
+        // A reading asked after every replica answered: only that one can show a standby past the primary,
+        // before the first read rather than one interval after it.
+        checkPrimary(false);
         executor.scheduleWithFixedDelay(
                 () -> quietly(() -> checkPrimary(false)), intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
         for (ReplicaNode node : replicas) {
@@ -115,9 +122,10 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     }
 
     /**
-     * Reads the primary's position and identity. When the primary does not answer, the last reading
-     * keeps its age: once it is older than the lag data may be, every replica's lag counts as unknown
-     * ({@link ReplicaNode#ineligibility}), never as measured against a frozen position. The primary's
+     * Reads the primary's position and identity. When the primary does not answer, every replica's lag
+     * counts as unknown at once ({@link PrimaryReading#lagBasis}), lag measured before the failure
+     * included, until a reading after it measures the lag again: the primary may have written any amount
+     * since its last reading, so no lag is ever measured against a frozen position. The primary's
      * pool is emptied (only the library's own: a restarted server has invalidated its connections)
      * once per outage, and only when the server itself cannot be reached: a probe that may not connect
      * (the role's connection limit, a password the probe lacks) says nothing about the pool's
@@ -128,6 +136,7 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
         SQLException failure;
         try {
             readPrimary();
+            judgeStandbys();
             return;
         } catch (SQLException e) {
             failure = e;
@@ -140,16 +149,21 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
             // The probe's own connection may have been the only casualty: one more try, on a new one.
             try {
                 readPrimary();
+                judgeStandbys();
                 return;
             } catch (SQLException e) {
                 failure = e;
             }
         }
+        // From now on, a lag measured against an earlier reading is unknown (PrimaryReading#lagBasis): the
+        // primary may have written any amount since, so the last reading does not bound what a standby lacks.
+        final long now = System.nanoTime();
+        primaryFailedAtNanos = now == 0 ? 1 : now;
         final boolean unreachable = serverUnreachable(failure);
         if (primaryAnswered) {
             LOG.warn(
-                    "Cannot read the primary's WAL position ({}); replica lag counts as unknown once the last"
-                            + " reading is older than the lag bound allows, and reads then go to the primary",
+                    "Cannot read the primary's WAL position ({}); replica lag counts as unknown, and reads go to"
+                            + " the primary, until it answers again",
                     failure.getMessage());
         }
         primaryAnswered = false;
@@ -160,6 +174,7 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     }
 
     private void readPrimary() throws SQLException {
+        final long askedAt = System.nanoTime();
         final WalPositions.PrimaryState state = primary.query(WalPositions::primaryState);
         if (state.defaultIsolation() != IsolationLevel.UNKNOWN) {
             primaryDefaultIsolation = state.defaultIsolation();
@@ -176,12 +191,45 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
         primarySystemIdentifier = state.systemIdentifier();
         primaryTimeline = state.timeline();
         primaryLsn = state.writePosition();
+        // After the position: a reader that takes askedAt first then reads this position or a later one.
+        primaryAskedAtNanos = askedAt == 0 ? 1 : askedAt;
         primaryReadAtNanos = System.nanoTime();
         if (!primaryAnswered) {
             LOG.info("The primary answers its health check again");
         }
         primaryAnswered = true;
         primaryReachable = true;
+    }
+
+    /**
+     * Judges every known server of every replica again against the reading just taken, which was asked
+     * after their last answers: one that had replayed past it then holds WAL this primary never wrote
+     * ({@link StandbyIdentity#aheadOfPrimary}). Only a reading asked after a standby's answer can show
+     * that, never the reading its answer was measured against.
+     */
+    private void judgeStandbys() {
+        for (ReplicaNode node : replicas) {
+            final BackendServer probeServer = node.servers().probeServer();
+            boolean probeServerChanged = false;
+            for (BackendServer server : node.servers().servers()) {
+                final String before = server.problem();
+                server.judgeAgainst(this);
+                final String after = server.problem();
+                if (java.util.Objects.equals(before, after)) {
+                    continue;
+                }
+                if (server == probeServer) {
+                    probeServerChanged = true;
+                } else if (after != null) {
+                    LOG.error(after);
+                } else {
+                    LOG.info("Replica {} is a standby of this primary again", node.describe(server));
+                }
+            }
+            if (probeServerChanged) {
+                verify(node);
+            }
+        }
     }
 
     /**
@@ -238,7 +286,9 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
      * (a standby left behind by a promotion, or one that follows a newer primary), or a replay position
      * ahead of the primary's. Clears the refusal once it matches again.
      */
-    private void verify(ReplicaNode node) {
+    private synchronized void verify(ReplicaNode node) {
+        // Synchronized: the primary's check (judgeStandbys) and the replica's own each set the replica's
+        // refusal from its server's current one, and the later of the two must not undo the other's.
         final BackendServer server = node.servers().probeServer();
         final String problem = server == null ? null : server.problem();
         if (problem != null) {
@@ -274,8 +324,18 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
     }
 
     @Override
+    public long askedAtNanos() {
+        return primaryAskedAtNanos;
+    }
+
+    @Override
+    public long failedAtNanos() {
+        return primaryFailedAtNanos;
+    }
+
+    @Override
     public long freshPosition() {
-        final long readAt = primaryReadAtNanos;
+        final long readAt = lagBasis(primaryReadAtNanos);
         final boolean fresh = readAt != 0
                 && (bounds.staleAfterNanos() == 0 || System.nanoTime() - readAt <= bounds.staleAfterNanos());
         return fresh ? primaryLsn : Lsn.UNKNOWN;

@@ -86,6 +86,8 @@ public final class ReplicaNode {
      * probe that stops answering leaves the lag unknown, never 0 against a frozen position.
      */
     private volatile long lagBasisNanos;
+    /** The primary reading its lag was measured against, {@code null} before the first check. */
+    private volatile PrimaryReading measuredAgainst;
 
     volatile long lagBytes = -1;
     volatile double lagSeconds = Double.NaN;
@@ -153,9 +155,12 @@ public final class ReplicaNode {
         return replayLsn;
     }
 
-    /** Bytes of WAL the replica had left to replay at the last check, {@code -1} if unknown. */
+    /**
+     * Bytes of WAL the replica had left to replay at the last check, {@code -1} if unknown: also once a
+     * check of the primary failed after the reading it was measured against.
+     */
     public long lagBytes() {
-        return lagBytes;
+        return lagBasisNanos != 0 && lagBasis() == 0 ? -1 : lagBytes;
     }
 
     /** Seconds since the replica last replayed a transaction while behind, {@code 0} when caught up, NaN if unknown. */
@@ -274,7 +279,7 @@ public final class ReplicaNode {
         if (servers.several()) {
             // Behind one URL, several servers: identity, recovery, the lag bound and the position are
             // decided against the server each connection reaches, when it is borrowed (ReplicaSet#admit).
-            return bounds.stale(checkedAtNanos, lagBasisNanos) ? Ineligibility.LAG_UNKNOWN : null;
+            return bounds.stale(checkedAtNanos, lagBasis()) ? Ineligibility.LAG_UNKNOWN : null;
         }
         if (problem != null) {
             return Ineligibility.FOREIGN;
@@ -282,7 +287,16 @@ public final class ReplicaNode {
         if (bounds.checkRecovery() && !inRecovery) {
             return Ineligibility.NOT_IN_RECOVERY;
         }
-        return bounds.judge(checkedAtNanos, lagBasisNanos, lagBytes, lagSeconds, replayLsn, minimumLsn);
+        return bounds.judge(checkedAtNanos, lagBasis(), lagBytes, lagSeconds, replayLsn, minimumLsn);
+    }
+
+    /**
+     * When the primary reading its lag was measured against was read, if that lag still counts, else
+     * {@code 0}: a failed check of the primary since makes it unknown ({@link PrimaryReading#lagBasis}).
+     */
+    private long lagBasis() {
+        final PrimaryReading reading = measuredAgainst;
+        return reading == null ? lagBasisNanos : reading.lagBasis(lagBasisNanos);
     }
 
     /** The servers this replica's connections reached. */
@@ -324,6 +338,7 @@ public final class ReplicaNode {
                     lagBytes = server.lagBytes();
                     lagSeconds = server.lagSeconds();
                     lagBasisNanos = server.lagBasisNanos();
+                    measuredAgainst = primary;
                     defaultIsolation = server.defaultIsolation();
                 }
                 return null;

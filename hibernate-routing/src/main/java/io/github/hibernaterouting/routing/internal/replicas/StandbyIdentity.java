@@ -14,18 +14,25 @@ final class StandbyIdentity {
     private StandbyIdentity() {}
 
     /**
-     * Whether a standby that replayed {@code replay}, read at {@code observedAt}, is ahead of the
-     * primary: judged only against a primary reading taken after it (an older one can be behind
-     * legitimately); otherwise the earlier judgement {@code before} stands.
+     * Whether a standby that had replayed {@code replay} when it answered at {@code observedAt} is ahead
+     * of the primary, judged against the primary's {@code position} read by a query sent at
+     * {@code askedAt}. Only a query sent after the standby's answer proves anything: a standby of this
+     * primary never has WAL the primary had not written by then, so a replay position past it is WAL the
+     * primary never wrote; a reading asked earlier can be behind a healthy standby (the primary wrote, the
+     * standby replayed, both after it), and then the earlier judgement {@code before} stands. A server
+     * once proven ahead stays so: its history differs from the primary's for good, even once the
+     * primary's position passes its own; only a server made again or rewound (a restart, which makes it
+     * a new server to the library) is judged afresh.
+     *
+     * @param observedAt {@link System#nanoTime()} once the standby's answer had arrived
+     * @param askedAt {@link System#nanoTime()} before the primary's query was sent, {@code 0} for never
      */
     static boolean aheadOfPrimary(
-            boolean before, boolean inRecovery, long replay, long observedAt, PrimaryReading primary) {
-        final long readAt = primary.readAtNanos();
-        final long position = primary.position();
+            boolean before, boolean inRecovery, long replay, long observedAt, long askedAt, long position) {
         if (!inRecovery || replay == Lsn.UNKNOWN || position == Lsn.UNKNOWN) {
             return false;
         }
-        if (readAt == 0 || readAt - observedAt < 0) {
+        if (before || askedAt == 0 || askedAt - observedAt <= 0) {
             return before;
         }
         return Long.compareUnsigned(replay, position) > 0;
@@ -59,8 +66,7 @@ final class StandbyIdentity {
         if (aheadOfPrimary) {
             return "Replica " + name + " has replayed WAL past the primary's position: it holds history the"
                     + " primary does not have (WAL lost in a failover, or a former primary that was not rewound)"
-                    + " and gets no reads while it is ahead (make it again from the primary, or rewind it with"
-                    + " pg_rewind)";
+                    + " and gets no reads until it is made again from the primary or rewound with pg_rewind";
         }
         return null;
     }
