@@ -62,6 +62,8 @@ public final class SessionRouting {
     private boolean lexerStateChanged;
     /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
     private boolean searchPathChanged;
+    /** The unit may have created a temporary object on the primary: see {@link #aboutToWrite}. */
+    private boolean temporaryObjects;
 
     /**
      * @param unitDefault the persistence-unit default strategy
@@ -322,6 +324,41 @@ public final class SessionRouting {
     /** Whether {@code statement} must not run on a replica because of {@link #sessionStateChanged}. */
     boolean replicasRuledOut(Classification statement) {
         return lexerStateChanged || searchPathChanged && statement.dependsOnSearchPath();
+    }
+
+    /**
+     * A statement that is not read-only is about to run on the primary for this unit. If it may
+     * create a temporary object ({@link Classification#createsTemporaryObject()}; any {@code CREATE}
+     * or {@code SELECT … INTO} once the unit changed {@code search_path}, which may have put
+     * {@code pg_temp} first; a {@code DO} block or a {@code CALL}), every later read of the unit needs
+     * the primary: the object exists only there, and on a replica its name means a permanent table of
+     * the same name, or nothing. For as long as the unit lives: PostgreSQL drops the object at the end
+     * of the transaction ({@code ON COMMIT DROP}) or of the connection, neither of which the unit sees
+     * for certain.
+     */
+    public void aboutToWrite(Classification statement) {
+        if (temporaryObjects) {
+            return;
+        }
+        temporaryObjects = switch (statement.reason()) {
+            case DO_BLOCK, CALL -> true;
+            case DDL, SELECT_INTO, MULTIPLE_STATEMENTS -> statement.createsTemporaryObject() || searchPathChanged;
+            default -> statement.createsTemporaryObject();
+        };
+    }
+
+    /**
+     * Plain JDBC whose SQL is not known before it runs (a {@code Statement}, a {@code CallableStatement},
+     * the driver's own API) is about to run on the primary: it may create a temporary object, see
+     * {@link #aboutToWrite}.
+     */
+    public void aboutToRunUnknownSql() {
+        temporaryObjects = true;
+    }
+
+    /** Whether this unit may have created a temporary object: its reads need the primary ({@link #aboutToWrite}). */
+    public boolean temporaryObjects() {
+        return temporaryObjects;
     }
 
     /** Whether the unit's reads must go to the primary right now (see {@link #onPrimary}). */
