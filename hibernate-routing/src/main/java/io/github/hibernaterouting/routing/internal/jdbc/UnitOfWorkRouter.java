@@ -86,6 +86,10 @@ final class UnitOfWorkRouter {
         final Connection target = decide(sql);
         if (target != null && target == physicals.replica) {
             unit.ranOnReplica(sql);
+        } else if (target != null
+                && unit.stateless()
+                && routing.classifier().classify(sql).reason() == Reason.READ_ONLY) {
+            unit.queriedPrimary(sql);
         }
         return target;
     }

@@ -14,6 +14,7 @@ import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.hibernate.collection.spi.PersistentCollection;
@@ -58,6 +59,10 @@ public final class SessionRouting {
     private int primaryReads;
     /** What a stateless session ran on replicas; {@code null} for a stateful one, whose loads are recorded instead. */
     private final StatelessReads statelessReads;
+    /** What the stateless sessions of the persistence unit read on replicas, per routing scope. */
+    private final StatelessScopeReads scopeReads;
+    /** The queries a stateless session ran on the primary; {@code null} until the first. */
+    private StatelessReads statelessPrimaryReads;
     /** The unit changed {@code standard_conforming_strings}: see {@link #sessionStateChanged}. */
     private boolean lexerStateChanged;
     /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
@@ -68,12 +73,18 @@ public final class SessionRouting {
     /**
      * @param unitDefault the persistence-unit default strategy
      * @param session the session, or {@code null} for a connection used without one
+     * @param scopeReads what the stateless sessions of the persistence unit read on replicas, per routing scope
      */
-    public SessionRouting(Strategy unitDefault, RoutingMetrics metrics, SharedSessionContractImplementor session) {
+    public SessionRouting(
+            Strategy unitDefault,
+            RoutingMetrics metrics,
+            SharedSessionContractImplementor session,
+            StatelessScopeReads scopeReads) {
         this.unitDefault = unitDefault;
         this.metrics = metrics;
         this.session = new WeakReference<>(session);
         this.statelessReads = session != null && !session.isEventSource() ? new StatelessReads() : null;
+        this.scopeReads = scopeReads;
     }
 
     /**
@@ -89,12 +100,39 @@ public final class SessionRouting {
     public void ranOnReplica(String sql) {
         if (statelessReads != null) {
             statelessReads.ran(sql);
+            scopeReads.ran(sql);
+        }
+    }
+
+    /** A query of the unit runs on the primary (remembered only for a stateless session, see {@link #statelessScopeReadOne}). */
+    public void queriedPrimary(String sql) {
+        if (statelessReads != null) {
+            if (statelessPrimaryReads == null) {
+                statelessPrimaryReads = new StatelessReads();
+            }
+            statelessPrimaryReads.ran(sql);
         }
     }
 
     /** The first of {@code tables} this stateless unit may have read on a replica; {@code null} if none, or if it is stateful. */
     String statelessReadOne(Iterable<String> tables) {
         return statelessReads != null ? statelessReads.readOne(tables) : null;
+    }
+
+    /**
+     * The first of {@code tables} that another stateless session of the current routing scope may have
+     * read on a replica ({@link StatelessScopeReads}); {@code null} if none, or if this unit is stateful.
+     */
+    String statelessScopeReadOne(Iterable<String> tables) {
+        if (statelessReads == null) {
+            return null;
+        }
+        final String table = scopeReads.readOne(tables);
+        // A session that read the table on the primary itself (in its read-write transaction, say)
+        // writes what it read there, as the fix for the refusal says to.
+        return table == null || statelessPrimaryReads != null && statelessPrimaryReads.readOne(List.of(table)) != null
+                ? null
+                : table;
     }
 
     /** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */
