@@ -80,6 +80,30 @@ public class StaleReplicaReadException extends StaleStateException {
     }
 
     /**
+     * A {@code StatelessSession} updates, upserts or deletes an unversioned entity while another
+     * stateless session of the same routing scope (an HTTP request, a message handler,
+     * {@code RoutingScope}) read its table on a replica: the instance may come from that read, and no
+     * loaded state says whether it was current.
+     *
+     * @param operation "update", "upsert" or "delete"
+     * @param table the table that was read, as Hibernate names it
+     * @since 0.1.0
+     */
+    public static StaleReplicaReadException unverifiableInScope(
+            String entityName, Object identifier, String operation, String table) {
+        return new StaleReplicaReadException(
+                "Refusing to " + operation + " entity " + entityName + " with id " + identifier
+                        + ": another StatelessSession in this routing scope read table " + table + " on a replica,"
+                        + " and a stateless session keeps no loaded state, so whether the instance written here"
+                        + " came from that read, and whether it was current, cannot be checked against the primary."
+                        + " Fix: add a @Version attribute to " + entityName + ", or read it where it is written: in"
+                        + " the same read-write transaction of the same stateless session (which runs on the"
+                        + " primary), or with Strategy.PRIMARY",
+                entityName,
+                identifier);
+    }
+
+    /**
      * A detached instance read from a replica by an earlier unit of work is merged while the row on
      * the primary changed since.
      *

@@ -5,6 +5,7 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.stringOnPrim
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hibernaterouting.routing.RoutingScope;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.StaleReplicaReadException;
 import io.github.hibernaterouting.routing.Strategy;
@@ -29,7 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so the check a stateful session gets (compare what was read with the primary) cannot run: a
  * read-write transaction of a stateless session reads on the primary, and an unversioned entity
  * whose table the session read on a replica is refused before it is updated, upserted or deleted.
- * Every stale case pauses replay on both standbys and changes the row on the primary behind them.
+ * The same holds for an entity one stateless session read and another one writes, in one routing
+ * scope (a request that injects a request-scoped and a transaction-scoped stateless session). Every
+ * stale case pauses replay on both standbys and changes the row on the primary behind them.
  */
 @ExtendWith(RoutingLeakCheck.class)
 class StatelessSessionIT extends RoutingFixture {
@@ -172,6 +175,70 @@ class StatelessSessionIT extends RoutingFixture {
             });
         }
         assertThat(textOnPrimary(id)).isEqualTo("c");
+    }
+
+    @Test
+    void staleReadInOneStatelessSession_updateOrDeleteThroughAnotherInTheSameScope_isRefusedNamingTheFix()
+            throws SQLException {
+        final long id = staleNote();
+        try (RoutingScope request = RoutingScope.open(null)) {
+            final Note stale;
+            try (StatelessSession reader = open(emf)) {
+                stale = reader.get(Note.class, id);
+            }
+            assertThat(stale.text).as("read from a paused standby").isEqualTo("a");
+            stale.text = "c";
+            try (StatelessSession writer = open(emf)) {
+                assertThatThrownBy(() -> inTransaction(writer, s -> s.update(stale)))
+                        .isInstanceOf(StaleReplicaReadException.class)
+                        .hasMessageContaining(Note.class.getName())
+                        .hasMessageContaining("another StatelessSession in this routing scope read table Note")
+                        .hasMessageContaining("@Version")
+                        .hasMessageContaining("Strategy.PRIMARY");
+                assertThatThrownBy(() -> inTransaction(writer, s -> s.delete(stale)))
+                        .isInstanceOf(StaleReplicaReadException.class);
+            }
+        }
+        assertThat(textOnPrimary(id))
+                .as("nothing written over the primary's row")
+                .isEqualTo("b");
+    }
+
+    @Test
+    void readInOneStatelessSessionOnThePrimary_updateThroughAnotherInTheSameScope_passes() throws SQLException {
+        final long id = staleNote();
+        try (RoutingScope request = RoutingScope.open(null)) {
+            final Note[] fresh = new Note[1];
+            try (StatelessSession reader = open(emf)) {
+                // A read-write transaction of a stateless session reads on the primary.
+                inTransaction(reader, s -> fresh[0] = s.get(Note.class, id));
+            }
+            assertThat(fresh[0].text).as("the primary's current text").isEqualTo("b");
+            fresh[0].text = "b+c";
+            try (StatelessSession writer = open(emf)) {
+                inTransaction(writer, s -> s.update(fresh[0]));
+            }
+        }
+        assertThat(textOnPrimary(id)).isEqualTo("b+c");
+    }
+
+    @Test
+    void replicaReadInOneStatelessSession_anotherThatReadsOnThePrimaryItself_updates() throws SQLException {
+        final long id = staleNote();
+        try (RoutingScope request = RoutingScope.open(null)) {
+            try (StatelessSession reader = open(emf)) {
+                assertThat(reader.get(Note.class, id).text).isEqualTo("a");
+            }
+            try (StatelessSession writer = open(emf)) {
+                inTransaction(writer, s -> {
+                    final Note note = s.get(Note.class, id);
+                    assertThat(note.text).as("read where it is written").isEqualTo("b");
+                    note.text = note.text + "+c";
+                    s.update(note);
+                });
+            }
+        }
+        assertThat(textOnPrimary(id)).isEqualTo("b+c");
     }
 
     @Test

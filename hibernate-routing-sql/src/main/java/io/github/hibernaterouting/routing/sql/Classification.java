@@ -77,18 +77,19 @@ public final class Classification {
     static {
         for (Reason r : Reason.values()) {
             for (Control k : CONTROLS) {
-                SHARED[r.ordinal()][k.ordinal()] = new Classification(r, null, null, SettingScope.NONE, k, null, false);
+                SHARED[r.ordinal()][k.ordinal()] =
+                        new Classification(r, null, null, SettingScope.NONE, k, null, false, false);
                 SHARED_SEARCH_PATH[r.ordinal()][k.ordinal()] = r.replicaSafe()
-                        ? new Classification(r, null, null, SettingScope.NONE, k, null, true)
+                        ? new Classification(r, null, null, SettingScope.NONE, k, null, true, false)
                         : SHARED[r.ordinal()][k.ordinal()];
             }
         }
     }
 
-    private static final Classification TRANSACTION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION, Control.NONE, null, false);
-    private static final Classification SESSION_SETTING =
-            new Classification(Reason.SESSION_STATE, null, null, SettingScope.SESSION, Control.NONE, null, false);
+    private static final Classification TRANSACTION_SETTING = new Classification(
+            Reason.SESSION_STATE, null, null, SettingScope.TRANSACTION, Control.NONE, null, false, false);
+    private static final Classification SESSION_SETTING = new Classification(
+            Reason.SESSION_STATE, null, null, SettingScope.SESSION, Control.NONE, null, false, false);
 
     private final Reason reason;
     private final String detail;
@@ -97,6 +98,7 @@ public final class Classification {
     private final Control control;
     private final String cursorName;
     private final boolean dependsOnSearchPath;
+    private final boolean temporaryObject;
 
     private Classification(
             Reason reason,
@@ -105,7 +107,8 @@ public final class Classification {
             SettingScope settingScope,
             Control control,
             String cursorName,
-            boolean dependsOnSearchPath) {
+            boolean dependsOnSearchPath,
+            boolean temporaryObject) {
         this.reason = reason;
         this.detail = detail;
         this.routingHint = routingHint;
@@ -113,6 +116,7 @@ public final class Classification {
         this.control = control;
         this.cursorName = cursorName;
         this.dependsOnSearchPath = dependsOnSearchPath;
+        this.temporaryObject = temporaryObject;
     }
 
     /** The shared, detail-less verdict for {@code reason}. */
@@ -132,7 +136,7 @@ public final class Classification {
     static Classification of(Reason reason, String detail, Control control, String cursorName) {
         return detail == null && cursorName == null
                 ? SHARED[reason.ordinal()][control.ordinal()]
-                : new Classification(reason, detail, null, SettingScope.NONE, control, cursorName, false);
+                : new Classification(reason, detail, null, SettingScope.NONE, control, cursorName, false, false);
     }
 
     /**
@@ -141,7 +145,7 @@ public final class Classification {
      */
     static Classification setting(SettingScope scope, String name) {
         if (name != null && scope != SettingScope.NONE) {
-            return new Classification(Reason.SESSION_STATE, name, null, scope, Control.NONE, null, false);
+            return new Classification(Reason.SESSION_STATE, name, null, scope, Control.NONE, null, false, false);
         }
         return switch (scope) {
             case NONE -> of(Reason.SESSION_STATE);
@@ -154,7 +158,8 @@ public final class Classification {
     Classification withRoutingHint(String hint) {
         return hint == null
                 ? this
-                : new Classification(reason, detail, hint, settingScope, control, cursorName, dependsOnSearchPath);
+                : new Classification(
+                        reason, detail, hint, settingScope, control, cursorName, dependsOnSearchPath, temporaryObject);
     }
 
     /**
@@ -168,7 +173,19 @@ public final class Classification {
         }
         return detail == null && routingHint == null && settingScope == SettingScope.NONE && cursorName == null
                 ? SHARED_SEARCH_PATH[reason.ordinal()][control.ordinal()]
-                : new Classification(reason, detail, routingHint, settingScope, control, cursorName, true);
+                : new Classification(
+                        reason, detail, routingHint, settingScope, control, cursorName, true, temporaryObject);
+    }
+
+    /**
+     * This verdict for a statement that creates a temporary object ({@link #createsTemporaryObject()});
+     * only verdicts for the primary are given it, so it is never a shared one.
+     */
+    Classification withTemporaryObject() {
+        return temporaryObject || replicaSafe()
+                ? this
+                : new Classification(
+                        reason, detail, routingHint, settingScope, control, cursorName, dependsOnSearchPath, true);
     }
 
     /**
@@ -181,7 +198,8 @@ public final class Classification {
         }
         Classification plain = routingHint == null && settingScope == SettingScope.NONE
                 ? of(reason, detail)
-                : new Classification(reason, detail, routingHint, settingScope, Control.NONE, null, false);
+                : new Classification(
+                        reason, detail, routingHint, settingScope, Control.NONE, null, false, temporaryObject);
         return dependsOnSearchPath ? plain.withSearchPathDependency() : plain;
     }
 
@@ -245,6 +263,22 @@ public final class Classification {
     }
 
     /**
+     * True for a statement that creates a temporary table, view or sequence, or any object in the
+     * session's temporary schema: {@code CREATE [GLOBAL|LOCAL] TEMP|TEMPORARY …} (also {@code OR
+     * REPLACE}, {@code RECURSIVE}, {@code … AS}), {@code SELECT … INTO [GLOBAL|LOCAL] TEMP|TEMPORARY …},
+     * and any statement that names a schema {@code pg_temp} or {@code pg_temp_N} and creates
+     * something ({@code CREATE}, {@code SELECT … INTO}), in any statement of a script. Such an object
+     * exists only on the connection that created it, and from then on an unqualified name there may
+     * mean it rather than a permanent table of the same name: a router keeps the reads of a unit of
+     * work that created one where it was created. Always false for a replica-safe verdict (these
+     * statements write). Not seen: a temporary object created inside a function, a procedure or a
+     * {@code DO} block, or by a plain {@code CREATE} after {@code search_path} put {@code pg_temp} first.
+     */
+    public boolean createsTemporaryObject() {
+        return temporaryObject;
+    }
+
+    /**
      * The trimmed value of {@code hibernate.routing.strategy=VALUE} in a leading {@code /*+ … *&#47;}
      * hint comment (as written, e.g. {@code "PRIMARY"}), or null. The classifier does not interpret it.
      */
@@ -261,12 +295,14 @@ public final class Classification {
                 && settingScope == c.settingScope
                 && control == c.control
                 && Objects.equals(cursorName, c.cursorName)
-                && dependsOnSearchPath == c.dependsOnSearchPath;
+                && dependsOnSearchPath == c.dependsOnSearchPath
+                && temporaryObject == c.temporaryObject;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(reason, detail, routingHint, settingScope, control, cursorName, dependsOnSearchPath);
+        return Objects.hash(
+                reason, detail, routingHint, settingScope, control, cursorName, dependsOnSearchPath, temporaryObject);
     }
 
     @Override
@@ -286,6 +322,9 @@ public final class Classification {
         }
         if (dependsOnSearchPath) {
             sb.append(", depends on search_path");
+        }
+        if (temporaryObject) {
+            sb.append(", creates a temporary object");
         }
         if (routingHint != null) {
             sb.append(", hint=").append(routingHint);

@@ -36,7 +36,9 @@ import java.util.Objects;
  * <p>Some read-only statements write depending on session state: {@code current_schema()} creates
  * the temporary schema when {@code pg_temp} comes first in {@code search_path}. They stay
  * replica-safe but say so ({@link Classification#dependsOnSearchPath()}), for a router to send them
- * to the primary once its unit of work has changed {@code search_path}. Likewise a router must keep
+ * to the primary once its unit of work has changed {@code search_path}. A statement that creates a
+ * temporary table, view or sequence says so ({@link Classification#createsTemporaryObject()}): the
+ * object exists only on the connection that created it, so a router keeps the unit's reads there. Likewise a router must keep
  * a unit that ran {@code SET}/{@code RESET standard_conforming_strings} or {@code RESET ALL}
  * ({@link Classification#detail()} names the parameter, {@code all} for {@code RESET ALL}) away from
  * replicas afterwards, since the lexer assumes the setting is on.
@@ -129,6 +131,9 @@ public final class SqlClassifier {
         Classification c;
         try {
             c = t.error != null ? Classification.of(Reason.UNPARSEABLE, t.error) : statements.classifyScript(t);
+            if (!c.replicaSafe() && t.error == null && StatementClassifier.createsTemporaryObject(t)) {
+                c = c.withTemporaryObject();
+            }
         } catch (RuntimeException | StackOverflowError e) {
             c = UNPARSEABLE; // a bug here must never route a write to a replica
         }

@@ -1014,6 +1014,57 @@ class SqlClassifierTest {
         assertThat(c.dependsOnSearchPath()).as("%s: %s", sql, c).isFalse();
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "create temp table t (id int)|DDL",
+                "CREATE TEMPORARY TABLE t (id int) ON COMMIT DROP|DDL",
+                "create global temporary table t (id int)|DDL",
+                "create local temp table t as select 1|DDL",
+                "create temp view v as select 1|DDL",
+                "create or replace temp view v as select 1|DDL",
+                "create temporary recursive view v (n) as values (1)|DDL",
+                "create temp sequence s|DDL",
+                "create table pg_temp.t (id int)|DDL",
+                "create table \"pg_temp\".t (id int) on commit delete rows|DDL",
+                "create function pg_temp.f() returns int language sql as 'select 1'|DDL",
+                "create view v as select * from pg_temp_3.t|DDL",
+                "select * into temp t from note|SELECT_INTO",
+                "select id into temporary table t from note where id = 1|SELECT_INTO",
+                "select 1 as n into local temp t|SELECT_INTO",
+                "select 1 as n into pg_temp.t|SELECT_INTO",
+                "(select 1 as n into temp t)|SELECT_INTO",
+                "insert into note values (1); create temp table t (id int)|MULTIPLE_STATEMENTS",
+                "/* hint */ create temp table t (id int)|DDL",
+            })
+    void temporaryObjects_areReportedOnTheirWriteVerdict(String sql, Reason reason) {
+        Classification c = classifier.classify(sql);
+        assertThat(c.reason()).as("%s: %s", sql, c).isEqualTo(reason);
+        assertThat(c.createsTemporaryObject()).as("%s: %s", sql, c).isTrue();
+        assertThat(c).as("memoised verdict equals a fresh one").isEqualTo(classifier.classifyUncached(sql));
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "create table t (id int)",
+                "create unlogged table t (id int)",
+                "create view temp as select 1",
+                "create table temporary_data (id int)",
+                "select * into t from note",
+                "insert into temp values (1)",
+                "select * from pg_temp.t",
+                "select 'create temp table t (id int)'",
+                "drop table pg_temp.t",
+                "discard temp",
+                "do $$ begin end $$",
+            })
+    void otherStatements_createNoTemporaryObject(String sql) {
+        Classification c = classifier.classify(sql);
+        assertThat(c.createsTemporaryObject()).as("%s: %s", sql, c).isFalse();
+    }
+
     @Test
     void searchPathDependency_keepsTheVerdictAndSharesIt() {
         Classification c = classifier.classifyUncached("select current_schema()");

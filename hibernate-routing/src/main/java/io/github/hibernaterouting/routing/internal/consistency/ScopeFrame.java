@@ -103,6 +103,11 @@ public final class ScopeFrame {
         return CURRENT.get();
     }
 
+    /** The frame this one is nested in, or {@code null} for the outermost. */
+    public ScopeFrame parent() {
+        return parent;
+    }
+
     /** The public handle of this frame. */
     public Object handle() {
         return handle;

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.internal.consistency.ReadYourWritesTra
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
+import io.github.hibernaterouting.routing.internal.session.StatelessScopeReads;
 import io.github.hibernaterouting.routing.internal.session.WritePolicy;
 import io.github.hibernaterouting.routing.sql.SqlClassifier;
 import javax.sql.DataSource;
@@ -24,6 +25,9 @@ public final class JdbcRouting {
     public static final String READ_ONLY_SESSION = ReplicaSet.READ_ONLY_SESSION;
 
     private final SqlClassifier classifier;
+    /** What this persistence unit's stateless sessions read on replicas, per routing scope. */
+    private final StatelessScopeReads statelessScopeReads = new StatelessScopeReads();
+
     private final DataSource primary;
     private final ReplicaSet replicas;
     private final ReplicaFailure replicaFailure;
@@ -98,7 +102,7 @@ public final class JdbcRouting {
 
     /** The routing state of a new unit of work; {@code session} may be {@code null} for a connection used without one. */
     public SessionRouting newSessionRouting(SharedSessionContractImplementor session) {
-        return new SessionRouting(defaultStrategy, metrics, session);
+        return new SessionRouting(defaultStrategy, metrics, session, statelessScopeReads);
     }
 
     SqlClassifier classifier() {

@@ -86,6 +86,10 @@ final class UnitOfWorkRouter {
         final Connection target = decide(sql);
         if (target != null && target == physicals.replica) {
             unit.ranOnReplica(sql);
+        } else if (target != null
+                && unit.stateless()
+                && routing.classifier().classify(sql).reason() == Reason.READ_ONLY) {
+            unit.queriedPrimary(sql);
         }
         return target;
     }
@@ -109,6 +113,10 @@ final class UnitOfWorkRouter {
             unit.sessionStateChanged(classification);
         }
         final Strategy strategy = unit.strategy(classification.routingHint());
+        if (!classification.replicaSafe() && strategy != Strategy.REPLICA) {
+            // Before it runs, so that no later read of the unit misses a temporary object it creates.
+            unit.aboutToWrite(classification);
+        }
         final Connection held = held(unit, strategy, classification);
         if (held != null) {
             if (inTransaction) {
@@ -142,6 +150,16 @@ final class UnitOfWorkRouter {
                 physicals.usePrimary(unit, route.reason());
             // No position of their own, but a client's floor (a consistency token) holds under every strategy.
             case REPLICA_ONLY -> {
+                if (unit.temporaryObjects()) {
+                    throw new SQLException(
+                            "This unit of work created a temporary table, view or sequence on the primary (or ran SQL"
+                                    + " that may have: a DO block, CALL, a plain JDBC Statement), which no replica has: there"
+                                    + " the read would fail, or read a permanent table of the same name instead. Strategy"
+                                    + " REPLICA never uses the primary, so the read is refused. Read under"
+                                    + " Strategy.READ_AFTER_WRITE, STALE_READ or PRIMARY in this unit of work, or create the"
+                                    + " temporary object in another unit of work",
+                            "0A000");
+                }
                 if (serializable) {
                     throw new SQLException(
                             "A hot standby cannot run a SERIALIZABLE transaction, and strategy REPLICA never uses"
@@ -302,6 +320,7 @@ final class UnitOfWorkRouter {
                         unit.strategy(null),
                         RouteReason.RAW_JDBC,
                         "use " + what + ", whose SQL cannot be checked before it runs");
+        unit.aboutToRunUnknownSql();
         return wrote(unit, RouteReason.RAW_JDBC);
     }
 

@@ -218,7 +218,8 @@ public final class ReplicaReadGuard
     /**
      * A stateless session fires no load event and hands over no old state, so {@link #verify} has
      * nothing to compare: an unversioned entity is refused if the unit ran a replica statement that
-     * may have read its tables or those of its collections ({@link StatelessReads}).
+     * may have read its tables or those of its collections ({@link StatelessReads}), or another
+     * stateless session of the same routing scope did ({@link StatelessScopeReads}).
      */
     private static void refuseStatelessAfterReplicaRead(
             SessionRouting unit,
@@ -241,6 +242,12 @@ public final class ReplicaReadGuard
         final String table = unit.statelessReadOne(tables);
         if (table != null) {
             throw StaleReplicaReadException.unverifiable(persister.getEntityName(), id, operation, table);
+        }
+        // Read by one stateless session, written through another (one per request and one per
+        // transaction, as frameworks inject them): what the scope they share read counts too.
+        final String readInScope = unit.statelessScopeReadOne(tables);
+        if (readInScope != null) {
+            throw StaleReplicaReadException.unverifiableInScope(persister.getEntityName(), id, operation, readInScope);
         }
     }
 

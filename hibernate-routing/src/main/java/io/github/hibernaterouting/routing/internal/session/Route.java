@@ -22,7 +22,11 @@ public enum Route {
     VERIFY(true, RouteReason.VERIFY),
     /** A read under {@code PRIMARY} from a query hint. */
     FORCED(true, RouteReason.FORCED),
-    /** Session state the classifier cannot follow was changed (see {@link SessionRouting#replicasRuledOut}). */
+    /**
+     * Session state the classifier cannot follow was changed (see {@link SessionRouting#replicasRuledOut}),
+     * or the unit may have created a temporary object, which only the primary has
+     * ({@link SessionRouting#temporaryObjects()}).
+     */
     SESSION_STATE(true, RouteReason.SESSION_STATE),
     /** A read of a unit of work that wrote, under {@code READ_AFTER_WRITE}. */
     ESCALATED(true, RouteReason.ESCALATED),

@@ -14,6 +14,7 @@ import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.hibernate.collection.spi.PersistentCollection;
@@ -59,22 +60,34 @@ public final class SessionRouting {
     private int primaryReads;
     /** What a stateless session ran on replicas; {@code null} for a stateful one, whose loads are recorded instead. */
     private final StatelessReads statelessReads;
+    /** What the stateless sessions of the persistence unit read on replicas, per routing scope. */
+    private final StatelessScopeReads scopeReads;
+    /** The queries a stateless session ran on the primary; {@code null} until the first. */
+    private StatelessReads statelessPrimaryReads;
     /** The unit changed {@code standard_conforming_strings}: see {@link #sessionStateChanged}. */
     private boolean lexerStateChanged;
     /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
     private boolean searchPathChanged;
+    /** The unit may have created a temporary object on the primary: see {@link #aboutToWrite}. */
+    private boolean temporaryObjects;
 
     /**
      * @param unitDefault the persistence-unit default strategy
      * @param session the session, or {@code null} for a connection used without one
+     * @param scopeReads what the stateless sessions of the persistence unit read on replicas, per routing scope
      */
-    public SessionRouting(Strategy unitDefault, RoutingMetrics metrics, SharedSessionContractImplementor session) {
+    public SessionRouting(
+            Strategy unitDefault,
+            RoutingMetrics metrics,
+            SharedSessionContractImplementor session,
+            StatelessScopeReads scopeReads) {
         this.unitDefault = unitDefault;
         this.metrics = metrics;
         this.session = new WeakReference<>(session);
         // Not isEventSource(): a session asks its transaction coordinator for that, which it has not
         // built yet while it acquires its connection in its constructor (IMMEDIATE_ACQUISITION_AND_HOLD).
         this.statelessReads = session instanceof StatelessSessionImplementor ? new StatelessReads() : null;
+        this.scopeReads = scopeReads;
     }
 
     /**
@@ -90,12 +103,39 @@ public final class SessionRouting {
     public void ranOnReplica(String sql) {
         if (statelessReads != null) {
             statelessReads.ran(sql);
+            scopeReads.ran(sql);
+        }
+    }
+
+    /** A query of the unit runs on the primary (remembered only for a stateless session, see {@link #statelessScopeReadOne}). */
+    public void queriedPrimary(String sql) {
+        if (statelessReads != null) {
+            if (statelessPrimaryReads == null) {
+                statelessPrimaryReads = new StatelessReads();
+            }
+            statelessPrimaryReads.ran(sql);
         }
     }
 
     /** The first of {@code tables} this stateless unit may have read on a replica; {@code null} if none, or if it is stateful. */
     String statelessReadOne(Iterable<String> tables) {
         return statelessReads != null ? statelessReads.readOne(tables) : null;
+    }
+
+    /**
+     * The first of {@code tables} that another stateless session of the current routing scope may have
+     * read on a replica ({@link StatelessScopeReads}); {@code null} if none, or if this unit is stateful.
+     */
+    String statelessScopeReadOne(Iterable<String> tables) {
+        if (statelessReads == null) {
+            return null;
+        }
+        final String table = scopeReads.readOne(tables);
+        // A session that read the table on the primary itself (in its read-write transaction, say)
+        // writes what it read there, as the fix for the refusal says to.
+        return table == null || statelessPrimaryReads != null && statelessPrimaryReads.readOne(List.of(table)) != null
+                ? null
+                : table;
     }
 
     /** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */
@@ -326,6 +366,41 @@ public final class SessionRouting {
     /** Whether {@code statement} must not run on a replica because of {@link #sessionStateChanged}. */
     boolean replicasRuledOut(Classification statement) {
         return lexerStateChanged || searchPathChanged && statement.dependsOnSearchPath();
+    }
+
+    /**
+     * A statement that is not read-only is about to run on the primary for this unit. If it may
+     * create a temporary object ({@link Classification#createsTemporaryObject()}; any {@code CREATE}
+     * or {@code SELECT … INTO} once the unit changed {@code search_path}, which may have put
+     * {@code pg_temp} first; a {@code DO} block or a {@code CALL}), every later read of the unit needs
+     * the primary: the object exists only there, and on a replica its name means a permanent table of
+     * the same name, or nothing. For as long as the unit lives: PostgreSQL drops the object at the end
+     * of the transaction ({@code ON COMMIT DROP}) or of the connection, neither of which the unit sees
+     * for certain.
+     */
+    public void aboutToWrite(Classification statement) {
+        if (temporaryObjects) {
+            return;
+        }
+        temporaryObjects = switch (statement.reason()) {
+            case DO_BLOCK, CALL -> true;
+            case DDL, SELECT_INTO, MULTIPLE_STATEMENTS -> statement.createsTemporaryObject() || searchPathChanged;
+            default -> statement.createsTemporaryObject();
+        };
+    }
+
+    /**
+     * Plain JDBC whose SQL is not known before it runs (a {@code Statement}, a {@code CallableStatement},
+     * the driver's own API) is about to run on the primary: it may create a temporary object, see
+     * {@link #aboutToWrite}.
+     */
+    public void aboutToRunUnknownSql() {
+        temporaryObjects = true;
+    }
+
+    /** Whether this unit may have created a temporary object: its reads need the primary ({@link #aboutToWrite}). */
+    public boolean temporaryObjects() {
+        return temporaryObjects;
     }
 
     /** Whether the unit's reads must go to the primary right now (see {@link #onPrimary}). */

@@ -35,8 +35,10 @@ public final class StatementRouter {
             // The lost-update check compares what was read on a replica with the primary.
             return Route.VERIFY;
         }
-        if (strategy != Strategy.REPLICA && unit.replicasRuledOut(classification)) {
-            // The classifier's verdict assumed session state the unit of work has changed.
+        if (strategy != Strategy.REPLICA && (unit.replicasRuledOut(classification) || unit.temporaryObjects())) {
+            // The classifier's verdict assumed session state the unit of work has changed, or a
+            // temporary object of the unit's, which only the primary has, may be read. (Under REPLICA
+            // the caller refuses the read, see UnitOfWorkRouter.)
             return Route.SESSION_STATE;
         }
         if (inPrimaryTransaction) {
