@@ -29,6 +29,7 @@ public final class RoutingMetrics {
     public static final String FALLBACKS = "hibernate.routing.fallbacks";
     public static final String REPLICA_FAILURES = "hibernate.routing.replica.failures";
     public static final String REPLICA_BUSY = "hibernate.routing.replica.busy";
+    public static final String STAMPS_DROPPED = "hibernate.routing.actor_stamps.dropped";
 
     /** How a wait for a WAL position ended; the value is the {@code outcome} tag of the meters. */
     public enum GateOutcome {
@@ -61,6 +62,7 @@ public final class RoutingMetrics {
     private final Timer gateWait;
     private final Counter stampReadErrors;
     private final Counter stampAdvanceErrors;
+    private final Counter stampsDropped;
     private final DecisionLog decisions = new DecisionLog();
     /**
      * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
@@ -102,6 +104,11 @@ public final class RoutingMetrics {
                 .register(registry);
         stampReadErrors = stampErrors("read");
         stampAdvanceErrors = stampErrors("advance");
+        stampsDropped = Counter.builder(STAMPS_DROPPED)
+                .description("Actors' stamps dropped from this instance's memory at its capacity before their time to"
+                        + " live ended; the segment's actors then need a replica at the dropped position")
+                .tags(common)
+                .register(registry);
     }
 
     private Counter stampErrors(String operation) {
@@ -230,6 +237,13 @@ public final class RoutingMetrics {
     /** A failure to {@code read} an actor's stamp from the actors' table, or to {@code advance} it after a commit. */
     public void stampError(String operation) {
         ("read".equals(operation) ? stampReadErrors : stampAdvanceErrors).increment();
+    }
+
+    /** {@code count} actors' stamps dropped from memory at capacity before their time to live ended. */
+    public void stampsDropped(int count) {
+        if (count > 0) {
+            stampsDropped.increment(count);
+        }
     }
 
     /** Removes the gauges, which would otherwise keep reporting this (closed) unit's replicas. */
