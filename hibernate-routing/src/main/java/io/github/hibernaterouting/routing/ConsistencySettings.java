@@ -65,6 +65,21 @@ public interface ConsistencySettings {
     String DEFAULT_ACTOR_STAMPS_MEMORY_TTL = "60s";
 
     /**
+     * How many actors' stamps this instance keeps in memory at most, a whole number of at least 1.
+     * Past it no stamp is lost: the stamp written longest ago is dropped, and until its
+     * {@link #ACTOR_STAMPS_MEMORY_TTL} would have ended, the actors that share its segment (one of up
+     * to 64, by hash of the actor) read only from a replica that has replayed it, or from the primary.
+     * Dropped stamps are counted in {@code hibernate.routing.actor_stamps.dropped}.
+     *
+     * @settingDefault {@value #DEFAULT_ACTOR_STAMPS_MEMORY_CAPACITY}
+     * @since 0.1
+     */
+    String ACTOR_STAMPS_MEMORY_CAPACITY = "hibernate.routing.actor_stamps.memory_capacity";
+
+    /** The default of {@link #ACTOR_STAMPS_MEMORY_CAPACITY}. */
+    int DEFAULT_ACTOR_STAMPS_MEMORY_CAPACITY = 100_000;
+
+    /**
      * The Redis server for the shared mutation marker ({@code redis://host:port} or
      * {@code redis-sentinel://host:port/?sentinelMasterId=name}). Unset: no marker. Falls back to the
      * environment variable {@code HIBERNATE_ROUTING_REDIS_URI}. Needs {@code io.lettuce:lettuce-core}. Never logged.

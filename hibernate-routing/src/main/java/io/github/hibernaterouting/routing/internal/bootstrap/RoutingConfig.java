@@ -97,6 +97,7 @@ public final class RoutingConfig {
     public final String actorStampsKeyColumn;
     public final String actorStampsColumn;
     public final Duration actorStampsMemoryTtl;
+    public final int actorStampsMemoryCapacity;
     final String redisUri;
     public final String redisPrefix;
     public final Duration redisWindow;
@@ -180,6 +181,8 @@ public final class RoutingConfig {
         actorStampsColumn = identifier(settings, ACTOR_STAMPS_COLUMN, DEFAULT_ACTOR_STAMPS_COLUMN, false);
         actorStampsMemoryTtl =
                 duration(settings, ACTOR_STAMPS_MEMORY_TTL, DEFAULT_ACTOR_STAMPS_MEMORY_TTL, Duration.ofSeconds(1));
+        actorStampsMemoryCapacity =
+                integer(settings, ACTOR_STAMPS_MEMORY_CAPACITY, DEFAULT_ACTOR_STAMPS_MEMORY_CAPACITY, 1);
         redisUri = redisUri(settings, env);
         redisPrefix = orElse(string(settings, REDIS_PREFIX), DEFAULT_REDIS_PREFIX);
         redisWindow = MarkerWindow.of(settings, redisUri != null, maxReplicaLag, healthCheckInterval);

@@ -107,8 +107,8 @@ public final class RoutingRuntime implements AutoCloseable {
                 ? new ActorStamps.StampTable(
                         config.actorStampsTable, config.actorStampsKeyColumn, config.actorStampsColumn)
                 : null;
-        this.tracker = new ReadYourWritesTracker(
-                new ActorStamps(config.actorStampsMemoryTtl, table, redis, primaryPool, metrics));
+        this.tracker = new ReadYourWritesTracker(new ActorStamps(
+                config.actorStampsMemoryTtl, config.actorStampsMemoryCapacity, table, redis, primaryPool, metrics));
         final WritePolicy writes = new WritePolicy(tracker);
         this.jdbc = new JdbcRouting(
                 new SqlClassifier(catalog(config, primaryPool), config.classifierCacheSize),

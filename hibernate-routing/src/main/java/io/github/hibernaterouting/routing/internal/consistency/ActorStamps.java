@@ -1,7 +1,5 @@
 package io.github.hibernaterouting.routing.internal.consistency;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.hibernaterouting.routing.RoutingConfigurationException;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics;
@@ -20,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * Each actor's stamp: the WAL position of its last committed write, which its reads must reflect.
  *
  * <p>Three places hold it, each at least as fresh as the write and never a replica: this instance's
- * memory (a Caffeine cache, always), a {@code pg_lsn} column of the actors' table on the primary
+ * memory (a {@link StampMemory}, always, which past its capacity makes actors meet the stamps it drops), a {@code pg_lsn} column of the actors' table on the primary
  * ({@code actor_stamps=TABLE}), and the shared Redis marker ({@code redis.uri}). Reading combines
  * what is available and takes the latest. Thread-safe.
  */
@@ -50,7 +48,7 @@ public final class ActorStamps implements AutoCloseable {
     /** The table as checked at bootstrap: its name qualified with its schema, and the key column's type. */
     private record CheckedTable(String qualifiedName, String keyType) {}
 
-    private final Cache<String, Long> memory;
+    private final StampMemory memory;
     private final DataSource primary;
     private final String commitSql;
     private final String inTransactionSql;
@@ -62,15 +60,18 @@ public final class ActorStamps implements AutoCloseable {
     private final RoutingMetrics metrics;
 
     /**
+     * @param memoryCapacity how many actors' stamps this instance's memory keeps at most
      * @param table the actors' table, or {@code null} to keep stamps in memory (and Redis) only
      * @param redis the shared marker, or {@code null}
      */
     public ActorStamps(
-            Duration memoryTtl, StampTable table, RedisMarker redis, DataSource primary, RoutingMetrics metrics) {
-        this.memory = Caffeine.newBuilder()
-                .expireAfterWrite(memoryTtl)
-                .maximumSize(100_000)
-                .build();
+            Duration memoryTtl,
+            int memoryCapacity,
+            StampTable table,
+            RedisMarker redis,
+            DataSource primary,
+            RoutingMetrics metrics) {
+        this.memory = new StampMemory(memoryCapacity, memoryTtl, System::nanoTime);
         this.primary = primary;
         this.metrics = metrics;
         if (table != null) {
@@ -195,11 +196,10 @@ public final class ActorStamps implements AutoCloseable {
      *     table is read; {@code null} if it holds none, and then one is borrowed from the pool for the read
      */
     public long minimumFor(String actor, Connection heldPrimary) {
-        final Long remembered = memory.getIfPresent(actor);
-        if (remembered != null && remembered == PRIMARY_ONLY) {
+        long minimum = memory.required(actor);
+        if (minimum == PRIMARY_ONLY) {
             return PRIMARY_ONLY;
         }
-        long minimum = remembered == null ? Lsn.UNKNOWN : remembered;
         if (deferred != null) {
             // A stamp that waits for its row is not in the table yet: this instance knows it regardless.
             minimum = Lsn.max(minimum, deferred.pendingFor(actor));
@@ -258,8 +258,8 @@ public final class ActorStamps implements AutoCloseable {
 
     /** The stamp in the actors' table, read from the primary ({@code actor_stamps=TABLE}); else what memory holds. */
     public long readFromPrimary(String actor) throws SQLException {
-        final Long remembered = memory.getIfPresent(actor);
-        final long stamp = remembered == null || remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
+        final long remembered = memory.required(actor);
+        final long stamp = remembered == PRIMARY_ONLY ? Lsn.UNKNOWN : remembered;
         return readSql == null ? stamp : Lsn.max(Lsn.max(stamp, deferred.pendingFor(actor)), readTable(actor, null));
     }
 
@@ -326,7 +326,7 @@ public final class ActorStamps implements AutoCloseable {
 
     /** Sends {@code actor}'s reads on this instance to the primary until the memory entry expires. */
     public void primaryOnly(String actor) {
-        memory.put(actor, PRIMARY_ONLY);
+        metrics.stampsDropped(memory.primaryOnly(actor));
     }
 
     /**
@@ -375,7 +375,7 @@ public final class ActorStamps implements AutoCloseable {
      */
     public void advance(String actor, long lsn, List<String> pendingIds) {
         // A later commit covers an earlier one whose position was not known (PRIMARY_ONLY).
-        memory.asMap().merge(actor, lsn, (old, now) -> old == PRIMARY_ONLY ? now : Lsn.max(old, now));
+        metrics.stampsDropped(memory.advance(actor, lsn));
         if (redis != null) {
             try {
                 redis.raise(actor, lsn, pendingIds);

@@ -29,6 +29,7 @@ public final class RoutingMetrics {
     public static final String FALLBACKS = "hibernate.routing.fallbacks";
     public static final String REPLICA_FAILURES = "hibernate.routing.replica.failures";
     public static final String REPLICA_BUSY = "hibernate.routing.replica.busy";
+    public static final String STAMPS_DROPPED = "hibernate.routing.actor_stamps.dropped";
 
     /** How a wait for a WAL position ended; the value is the {@code outcome} tag of the meters. */
     public enum GateOutcome {
@@ -64,6 +65,7 @@ public final class RoutingMetrics {
     private volatile Counter redisRejected;
 
     private final Counter stampsDeferred;
+    private final Counter stampsDropped;
     private final DecisionLog decisions = new DecisionLog();
     /**
      * Per-node counts for {@code RoutingStatus}, kept here and not read back from the meters: with
@@ -108,6 +110,11 @@ public final class RoutingMetrics {
         stampsDeferred = Counter.builder("hibernate.routing.actor_stamps.deferred")
                 .description("Stamps that could not be raised in the actors' table at once because another transaction"
                         + " held the actor's row, and were raised later instead")
+                .tags(common)
+                .register(registry);
+        stampsDropped = Counter.builder(STAMPS_DROPPED)
+                .description("Actors' stamps dropped from this instance's memory at its capacity before their time to"
+                        + " live ended; the segment's actors then need a replica at the dropped position")
                 .tags(common)
                 .register(registry);
     }
@@ -266,6 +273,13 @@ public final class RoutingMetrics {
     /** A stamp was deferred: the actor's row was locked; see {@code ActorStamps}. */
     public void stampDeferred() {
         stampsDeferred.increment();
+    }
+
+    /** {@code count} actors' stamps dropped from memory at capacity before their time to live ended. */
+    public void stampsDropped(int count) {
+        if (count > 0) {
+            stampsDropped.increment(count);
+        }
     }
 
     /** Removes the gauges, which would otherwise keep reporting this (closed) unit's replicas. */

@@ -34,6 +34,25 @@ class RoutingConfigTest {
         return RoutingConfig.from(settings, name -> null);
     }
 
+    @ParameterizedTest
+    @CsvSource({"0", "-5", "many", "3000000000"})
+    void memoryCapacity_thatIsNotAPositiveWholeNumber_failsAtBootstrapNamingTheKey(String value) {
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.ACTOR_STAMPS_MEMORY_CAPACITY, value);
+        assertThatThrownBy(() -> config(settings))
+                .isInstanceOf(RoutingConfigurationException.class)
+                .hasMessageContaining(RoutingSettings.ACTOR_STAMPS_MEMORY_CAPACITY)
+                .hasMessageContaining("at least 1");
+    }
+
+    @Test
+    void memoryCapacity_defaultsToAHundredThousandActors() {
+        assertThat(config(base()).actorStampsMemoryCapacity).isEqualTo(100_000);
+        final Map<String, Object> settings = base();
+        settings.put(RoutingSettings.ACTOR_STAMPS_MEMORY_CAPACITY, "100");
+        assertThat(config(settings).actorStampsMemoryCapacity).isEqualTo(100);
+    }
+
     @Test
     void markerWindow_byDefault_outlastsTheLagBoundAsApplied_plusASecondForTheClocks() {
         assertThat(config(base()).redisWindow).as("10 s bound + 1 s").isEqualTo(Duration.ofSeconds(11));

@@ -52,6 +52,7 @@ class RedisOutageLogIT {
         try (RedisServer redis = RedisServer.start();
                 ActorStamps stamps = new ActorStamps(
                         Duration.ofMinutes(1),
+                        100_000,
                         null,
                         new RedisMarker(redis.uri(), "t", WINDOW, Duration.ofSeconds(1), metrics),
                         null,

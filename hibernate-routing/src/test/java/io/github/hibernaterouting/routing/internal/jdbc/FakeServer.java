@@ -54,7 +54,7 @@ final class FakeServer {
                 metrics);
         replicas.checkNow();
         final ReadYourWritesTracker tracker = new ReadYourWritesTracker(
-                new ActorStamps(Duration.ofSeconds(60), null, null, primary.dataSource, metrics));
+                new ActorStamps(Duration.ofSeconds(60), 100_000, null, null, primary.dataSource, metrics));
         return new JdbcRouting(
                         SqlClassifier.builtIn(),
                         primary.dataSource,
