@@ -31,8 +31,8 @@ class LoadFaultIT {
         final String seedProperty = System.getProperty("it.seed", "");
         final long seed = seedProperty.isBlank() ? System.nanoTime() : Long.parseLong(seedProperty.trim());
         final Path dir = Path.of(System.getProperty("load.reportDir", "target/load-report"));
-        final LoadFaultRun run =
-                LoadFaultRun.run(new LoadFaultRun.Options(dir, CLIENTS, DURATION, PRIMARY_POOL, POOL_TIMEOUT, seed));
+        final LoadFaultRun run = LoadFaultRun.run(new LoadFaultRun.Options(
+                dir, LoadFaultRun.Workload.FAULTS, CLIENTS, 1, DURATION, PRIMARY_POOL, POOL_TIMEOUT, seed));
         System.out.println("== load and fault run, seed " + seed + " (report: " + dir.resolve("report.md") + ")");
         System.out.println(run.markdown());
 

@@ -35,30 +35,55 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The HTTP load and fault run (docs/verification.md, "Load and fault run"): the sample in two JVM
- * processes (A and B) on a primary, two streaming standbys and Redis; {@code clients} client threads,
- * each one actor (one user and API key), each sending its requests alternately to A and B for a
- * bounded time; meanwhile standby1 is killed and restarted, replay is paused and resumed, and Redis is
- * restarted. Every request and every acknowledged write is recorded; afterwards the history is checked
- * against the primary: lost writes, read-your-writes violations, 5xx by cause (documented or not),
- * latency and the share of reads served by replicas.
+ * The HTTP load runs (docs/verification.md, "Load and fault run" and "Mixed load run"): the sample in
+ * two JVM processes (A and B) on a primary, two streaming standbys and Redis; {@code clients} client
+ * threads, {@code clientsPerActor} of them for each actor (one user and API key), each sending its
+ * requests alternately to A and B for a bounded time. {@link Workload#FAULTS}: meanwhile standby1 is
+ * killed and restarted, replay is paused and resumed, and Redis is restarted. {@link Workload#MIXED}:
+ * no faults, rounds of one POST to nine GETs. Every request and every acknowledged write is recorded;
+ * afterwards the history is checked against the primary: lost writes, read-your-writes violations, 5xx
+ * by cause (documented or not), latency, the share of reads served by replicas, and what the routing
+ * meters of each process counted during the load.
  */
 final class LoadFaultRun {
+    /** What the clients send, and whether faults are injected meanwhile. */
+    enum Workload {
+        /** The fault run's random mix of reads and writes, with the faults of {@link #injectFaultsInOrder}. */
+        FAULTS,
+        /**
+         * No faults; rounds of one POST, the GET of the new note right after it, and eight GETs, each either of one
+         * of the client's earlier notes or of the list: the mix in which concurrent requests of one actor showed.
+         */
+        MIXED
+    }
+
     /**
      * @param reportDir where report.md and logs/ go (emptied first)
-     * @param clients client threads, one actor each
+     * @param workload what the clients send, and whether faults are injected
+     * @param clients client threads
+     * @param clientsPerActor client threads that share one actor (user and API key): more than one sends requests of
+     *     the same actor at the same time
      * @param duration how long the clients send requests
      * @param primaryPool the primary pool of each process ({@code hibernate.routing.primary.maximum_pool_size})
      * @param poolTimeout how long a request waits for a primary connection ({@code primary.connection_timeout})
      * @param seed the random seed of the clients' choices
      */
-    record Options(Path reportDir, int clients, Duration duration, int primaryPool, Duration poolTimeout, long seed) {}
+    record Options(
+            Path reportDir,
+            Workload workload,
+            int clients,
+            int clientsPerActor,
+            Duration duration,
+            int primaryPool,
+            Duration poolTimeout,
+            long seed) {}
 
     /** A fault and when it was injected, in milliseconds since the clients started. */
     record Fault(String what, long atMillis, long doneMillis) {}
@@ -119,6 +144,8 @@ final class LoadFaultRun {
      * by the probe after it), or an explanation of why none was.
      */
     final Map<String, String> mutationsBack = new LinkedHashMap<>();
+    /** What each process's routing meters counted during the load. */
+    final RoutingMeters meters = new RoutingMeters();
 
     int acknowledgedWrites;
     int unacknowledgedWritesThatCommitted;
@@ -157,7 +184,9 @@ final class LoadFaultRun {
         Files.createDirectories(run.logDir);
         try {
             run.setUp();
+            run.readMeters(run.meters::before);
             run.load();
+            run.readMeters(run.meters::after);
             run.awaitMutationsBack();
             run.checkPrimary();
         } catch (Throwable t) {
@@ -232,7 +261,7 @@ final class LoadFaultRun {
                 if (client.userId >= FIRST_LOAD_USER) {
                     insert.setLong(1, client.userId);
                     insert.setString(2, client.key);
-                    insert.setString(3, "Load actor " + i);
+                    insert.setString(3, "Load actor " + client.actor);
                     insert.executeUpdate();
                 }
                 clients.add(client);
@@ -285,11 +314,14 @@ final class LoadFaultRun {
         final long deadline = start + options.duration().toNanos();
         final ExecutorService pool = Executors.newFixedThreadPool(options.clients());
         final List<CompletableFuture<Void>> running = new ArrayList<>();
+        faultsDone = options.workload() != Workload.FAULTS;
         for (Client client : clients) {
             running.add(CompletableFuture.runAsync(() -> client.run(start, deadline), pool));
         }
         try {
-            injectFaults(start);
+            if (options.workload() == Workload.FAULTS) {
+                injectFaults(start);
+            }
             CompletableFuture.allOf(running.toArray(CompletableFuture[]::new))
                     .get(options.duration().plus(PHASE_LOAD).toSeconds() + 120, TimeUnit.SECONDS);
         } finally {
@@ -435,9 +467,32 @@ final class LoadFaultRun {
                 .toList();
     }
 
-    /** One actor: its own notes, its own random choices, requests alternately to A and B. */
+    /**
+     * The counters of both processes' {@code /metrics}, handed to {@code reader} (a process whose page cannot be read
+     * is noted in {@link #meters}, not an error of the run).
+     */
+    private void readMeters(BiConsumer<String, String> reader) throws InterruptedException {
+        for (SampleProcess p : List.of(a, b)) {
+            try {
+                final HttpResponse<String> page = get(p.uri().resolve("metrics"), null);
+                if (page.statusCode() == 200) {
+                    reader.accept(p.name, page.body());
+                } else {
+                    meters.unreadable(p.name, "/metrics answered " + page.statusCode());
+                }
+            } catch (IOException e) {
+                meters.unreadable(p.name, "/metrics: " + e);
+            }
+        }
+    }
+
+    /**
+     * One client thread: the notes it created, its own random choices, requests alternately to A and B. Its actor
+     * may be shared with other clients; each reads back only the notes it created itself.
+     */
     private final class Client {
         final int index;
+        final int actor;
         final long userId;
         final String key;
         final Random random;
@@ -446,8 +501,9 @@ final class LoadFaultRun {
 
         Client(int index, long seed) {
             this.index = index;
-            this.userId = index == 0 ? 1 : index == 1 ? 2 : FIRST_LOAD_USER + index;
-            this.key = index == 0 ? "demo-alice" : index == 1 ? "demo-bob" : "load-actor-" + index;
+            this.actor = index / options.clientsPerActor();
+            this.userId = actor == 0 ? 1 : actor == 1 ? 2 : FIRST_LOAD_USER + actor;
+            this.key = actor == 0 ? "demo-alice" : actor == 1 ? "demo-bob" : "load-actor-" + actor;
             this.random = new Random(seed);
             this.sent = random.nextInt(2);
         }
@@ -475,6 +531,10 @@ final class LoadFaultRun {
         }
 
         private void step(long start) throws InterruptedException {
+            if (options.workload() == Workload.MIXED) {
+                mixedRound(start);
+                return;
+            }
             final double r = random.nextDouble();
             final List<NoteState> live = notes.values().stream()
                     .filter(n -> !n.deleted && !n.uncertain)
@@ -494,6 +554,22 @@ final class LoadFaultRun {
             } else {
                 request(start, "account (PRIMARY)", next(), "GET", "api/me", null);
             }
+        }
+
+        /** One POST, the read of the new note right after it, then eight GETs of earlier notes or of the list. */
+        private void mixedRound(long start) throws InterruptedException {
+            final List<NoteState> earlier =
+                    notes.values().stream().filter(n -> !n.uncertain).toList();
+            create(start);
+            for (int i = 0; i < 8; i++) {
+                if (!earlier.isEmpty() && random.nextBoolean()) {
+                    readOwn(start, "read own note", "api/notes/", earlier.get(random.nextInt(earlier.size())), next());
+                } else {
+                    request(start, "list (STALE_READ)", next(), "GET", "api/notes?limit=20", null);
+                }
+            }
+            // Ten requests a round: without this, each client's POSTs would all go to the same process.
+            sent++;
         }
 
         private NoteState pickForRead() {
@@ -821,11 +897,68 @@ final class LoadFaultRun {
     // ---------------------------------------------------------------- report
 
     String markdown() {
-        final StringBuilder md = new StringBuilder("# Load and fault run\n\n");
+        final StringBuilder md = new StringBuilder(
+                options.workload() == Workload.FAULTS ? "# Load and fault run\n\n" : "# Mixed load run\n\n");
         if (setupError != null) {
             md.append("## Setup or run error\n\n```\n").append(setupError).append("\n```\n\n");
         }
         md.append(table()).append('\n');
+        if (options.workload() == Workload.FAULTS) {
+            appendFaultsAndPhases(md);
+        }
+        md.append(requestsByKind());
+        md.append(meters.markdown());
+        md.append("\n## 5xx by cause\n\n| cause | documented as | count |\n|---|---|---:|\n");
+        final Map<String, Long> causes = serverErrors().stream()
+                .collect(Collectors.groupingBy(
+                        op -> cause(op) + " | " + (documented(op) == null ? "**not documented**" : documented(op)),
+                        TreeMap::new,
+                        Collectors.counting()));
+        causes.forEach((cause, count) ->
+                md.append("| ").append(cause).append(" | ").append(count).append(" |\n"));
+        appendOps(md, "Undocumented 5xx (first 25, with the sample's log lines of the request)", undocumented(), 25);
+        appendOps(md, "Unexpected 4xx (first 25)", unexpectedClientErrors(), 25);
+        md.append("\n## Read-your-writes violations (first 25)\n\n");
+        violations.stream()
+                .limit(25)
+                .forEach(v -> md.append("- ")
+                        .append(describe(v.op()))
+                        .append(": note ")
+                        .append(v.noteId())
+                        .append(" expected `")
+                        .append(v.expected())
+                        .append("`, got `")
+                        .append(v.got())
+                        .append("`\n"));
+        md.append("\n## Lost writes (first 25)\n\n");
+        lost.stream()
+                .limit(25)
+                .forEach(l -> md.append("- client ")
+                        .append(l.client())
+                        .append(", note ")
+                        .append(l.noteId())
+                        .append(": expected `")
+                        .append(l.expected())
+                        .append("`, the primary has `")
+                        .append(l.found())
+                        .append("`\n"));
+        md.append("\n## Setup\n\n");
+        servers.forEach(
+                (k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append("- primary pool maximum reported by /status: ")
+                .append(primaryPoolMaximum)
+                .append('\n');
+        md.append("- replica1 pool maximum reported by /status: ")
+                .append(replica1PoolMaximum)
+                .append('\n');
+        md.append("- mutations acknowledged again after the Redis restart: ")
+                .append(mutationsBack)
+                .append('\n');
+        md.append("- seed: ").append(options.seed()).append('\n');
+        return md.toString();
+    }
+
+    private void appendFaultsAndPhases(StringBuilder md) {
         md.append("## Faults (ms after the start)\n\n| at | done | fault |\n|---:|---:|---|\n");
         synchronized (faults) {
             faults.forEach(f -> md.append("| ")
@@ -874,10 +1007,17 @@ final class LoadFaultRun {
                             - restarted.doneMillis())
                     .append(" ms after Redis answered PING again.\n");
         }
-        md.append("\n## Requests by kind\n\n")
+    }
+
+    /**
+     * Per request kind: latency, 5xx, which node served it ({@code X-Served-By}) and the share of its answered reads
+     * served by replicas.
+     */
+    String requestsByKind() {
+        final StringBuilder md = new StringBuilder("\n## Requests by kind\n\n")
                 .append(
-                        "| kind | requests | p50 ms | p99 ms | max ms | 5xx | served by replica1 / replica2 / primary |\n")
-                .append("|---|---:|---:|---:|---:|---:|---|\n");
+                        "| kind | requests | p50 ms | p99 ms | max ms | 5xx | served by replica1 / replica2 / primary | on replicas |\n")
+                .append("|---|---:|---:|---:|---:|---:|---|---:|\n");
         final Map<String, List<Op>> byKind =
                 ops.stream().collect(Collectors.groupingBy(Op::kind, TreeMap::new, Collectors.toList()));
         byKind.forEach((kind, list) -> md.append("| ")
@@ -898,54 +1038,9 @@ final class LoadFaultRun {
                 .append(served(list, "replica2"))
                 .append(" / ")
                 .append(served(list, "primary"))
+                .append(" | ")
+                .append(offload(list))
                 .append(" |\n"));
-        md.append("\n## 5xx by cause\n\n| cause | documented as | count |\n|---|---|---:|\n");
-        final Map<String, Long> causes = serverErrors().stream()
-                .collect(Collectors.groupingBy(
-                        op -> cause(op) + " | " + (documented(op) == null ? "**not documented**" : documented(op)),
-                        TreeMap::new,
-                        Collectors.counting()));
-        causes.forEach((cause, count) ->
-                md.append("| ").append(cause).append(" | ").append(count).append(" |\n"));
-        appendOps(md, "Undocumented 5xx (first 25, with the sample's log lines of the request)", undocumented(), 25);
-        appendOps(md, "Unexpected 4xx (first 25)", unexpectedClientErrors(), 25);
-        md.append("\n## Read-your-writes violations (first 25)\n\n");
-        violations.stream()
-                .limit(25)
-                .forEach(v -> md.append("- ")
-                        .append(describe(v.op()))
-                        .append(": note ")
-                        .append(v.noteId())
-                        .append(" expected `")
-                        .append(v.expected())
-                        .append("`, got `")
-                        .append(v.got())
-                        .append("`\n"));
-        md.append("\n## Lost writes (first 25)\n\n");
-        lost.stream()
-                .limit(25)
-                .forEach(l -> md.append("- client ")
-                        .append(l.client())
-                        .append(", note ")
-                        .append(l.noteId())
-                        .append(": expected `")
-                        .append(l.expected())
-                        .append("`, the primary has `")
-                        .append(l.found())
-                        .append("`\n"));
-        md.append("\n## Setup\n\n");
-        servers.forEach(
-                (k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append("- primary pool maximum reported by /status: ")
-                .append(primaryPoolMaximum)
-                .append('\n');
-        md.append("- replica1 pool maximum reported by /status: ")
-                .append(replica1PoolMaximum)
-                .append('\n');
-        md.append("- mutations acknowledged again after the Redis restart: ")
-                .append(mutationsBack)
-                .append('\n');
-        md.append("- seed: ").append(options.seed()).append('\n');
         return md.toString();
     }
 
@@ -1032,7 +1127,7 @@ final class LoadFaultRun {
                 .collect(Collectors.joining("; "));
         final StringBuilder t = new StringBuilder();
         t.append("| figure | value |\n|---|---:|\n");
-        row(t, "clients (actors), instances", options.clients() + " (" + options.clients() + " actors), 2 (A, B)");
+        row(t, "clients (actors), instances", options.clients() + " (" + actors() + " actors), 2 (A, B)");
         row(
                 t,
                 "primary pool per instance, pool timeout",
@@ -1077,6 +1172,11 @@ final class LoadFaultRun {
                 "writes that failed but committed (unknown outcome)",
                 Integer.toString(unacknowledgedWritesThatCommitted));
         return t.toString();
+    }
+
+    /** The number of actors: each {@code clientsPerActor} clients share one. */
+    private int actors() {
+        return (options.clients() + options.clientsPerActor() - 1) / options.clientsPerActor();
     }
 
     private static void row(StringBuilder t, String name, String value) {
