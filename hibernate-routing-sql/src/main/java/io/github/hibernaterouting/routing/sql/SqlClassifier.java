@@ -131,7 +131,7 @@ public final class SqlClassifier {
         Classification c;
         try {
             c = t.error != null ? Classification.of(Reason.UNPARSEABLE, t.error) : statements.classifyScript(t);
-            if (!c.replicaSafe() && t.error == null && StatementClassifier.createsTemporaryObject(t)) {
+            if (!c.replicaSafe() && t.error == null && TemporaryObjects.created(t)) {
                 c = c.withTemporaryObject();
             }
         } catch (RuntimeException | StackOverflowError e) {

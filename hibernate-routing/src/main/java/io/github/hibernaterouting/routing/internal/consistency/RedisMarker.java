@@ -84,15 +84,6 @@ public final class RedisMarker implements AutoCloseable {
         }
     }
 
-    /** A Redis in cluster mode: the marker refuses it, whenever it is noticed. */
-    static final class ClusterRefused extends RedisException {
-        private static final long serialVersionUID = 1L;
-
-        ClusterRefused(String message) {
-            super(message);
-        }
-    }
-
     /** A connection, and the run id of the Redis process at its other end, learned before the connection was used. */
     private record Link(StatefulRedisConnection<String, String> connection, String runId) {}
 
@@ -102,6 +93,7 @@ public final class RedisMarker implements AutoCloseable {
     private final long windowMillis;
     private final String maskedUri;
     private final MarkerBreaker breaker;
+    private final MarkerOutage outage;
     private final RoutingMetrics metrics;
     /** Makes the ids of pending mutations unique across instances: random per instance, then a counter. */
     private final String idPrefix = String.format(Locale.ROOT, "%016x-", new SecureRandom().nextLong());
@@ -109,17 +101,12 @@ public final class RedisMarker implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     /** Held by the one thread that makes a connection; the others fail at once rather than wait for it. */
     private final ReentrantLock connecting = new ReentrantLock();
-    /** Commands failed or refused since the outage began, for the line that says it ended. */
-    private final AtomicLong outageFailures = new AtomicLong();
 
     /** Whether the Lettuce on the class path is 7 or newer, which has maintenance notifications. */
     private static final boolean LETTUCE_7 =
             RedisMarker.class.getClassLoader().getResource("io/lettuce/core/MaintNotificationsConfig.class") != null;
 
     private final AtomicReference<Link> link = new AtomicReference<>();
-    private volatile long outageSince;
-    /** The message of the failure that last opened the breaker, masked. */
-    private volatile String lastFailure;
 
     private volatile boolean closed;
     private volatile boolean clusterLogged;
@@ -161,6 +148,7 @@ public final class RedisMarker implements AutoCloseable {
         // Open for one timeout: a Redis back from an outage is used again within about a second, and one that
         // is still down costs a thread one timeout per period.
         this.breaker = new MarkerBreaker(timeout.toNanos(), System::nanoTime);
+        this.outage = new MarkerOutage(breaker, maskedUri);
         this.metrics = metrics;
         metrics.redisCircuit(breaker, MarkerBreaker::state);
         // Connect now, at bootstrap: the first connection also loads and starts Lettuce and Netty,
@@ -173,7 +161,7 @@ public final class RedisMarker implements AutoCloseable {
                             .sync()
                             .eval(MarkerScripts.INIT, ScriptOutputType.INTEGER, new String[] {aliveKey()}, l.runId()));
         } catch (Unavailable e) {
-            if (e.getCause() instanceof ClusterRefused refused) {
+            if (e.getCause() instanceof RedisInfo.ClusterRefused refused) {
                 close();
                 throw RoutingConfigurationException.withMessage(RoutingSettings.REDIS_URI, refused.getMessage());
             }
@@ -287,47 +275,36 @@ public final class RedisMarker implements AutoCloseable {
     private <T> T call(String what, Function<Link, T> command) throws Unavailable {
         if (!breaker.allows()) {
             metrics.redisRejected();
-            final long failures = outageFailures.incrementAndGet();
-            LOG.debug(
-                    "Did not {} the mutation marker: Redis at {} failed moments ago ({} commands failed or"
-                            + " refused in this outage)",
-                    what,
-                    maskedUri,
-                    failures);
             // A cause of Lettuce's type, as for any other failure, saying what the last one was.
-            throw unavailable(
-                    what,
-                    new RedisException("not asked, as it failed moments ago (" + lastFailure
-                            + ") and is asked again once its timeout has passed"),
-                    true);
+            throw unavailable(what, new RedisException(outage.rejected(what)), true);
         }
         Link current = null;
         final T result;
         try {
             current = link();
             result = command.apply(current);
-        } catch (Busy e) {
+        } catch (RedisInfo.Busy e) {
             // Not Redis's failure: another thread is connecting, which settles the breaker. Were this the
             // probe, the next command probes instead.
             breaker.probeSkipped();
-            throw unavailable(what, e, outageSince != 0);
+            throw unavailable(what, e, outage.ongoing());
         } catch (RedisException e) {
             if (e instanceof RedisCommandExecutionException && !readOnly(e)) {
                 // An error reply: Redis answers, over a connection that works.
-                ended();
+                outage.ended();
                 throw unavailable(what, e, false);
             }
             if (current != null) {
                 drop(current);
             }
-            began(what, e);
+            outage.began(what, e);
             throw unavailable(what, e, true);
         } catch (RuntimeException | Error e) {
             // Whatever it was, the probe (if this was it) must not leave the breaker half-open for ever.
             breaker.failed();
             throw e;
         }
-        ended();
+        outage.ended();
         return result;
     }
 
@@ -337,53 +314,6 @@ public final class RedisMarker implements AutoCloseable {
      */
     private static boolean readOnly(RedisException e) {
         return e.getMessage() != null && e.getMessage().startsWith("READONLY");
-    }
-
-    /** A command failed against a Redis that is down or hangs: opens the breaker, and logs the outage once. */
-    private void began(String what, RedisException e) {
-        lastFailure = Masking.text(e.getMessage());
-        final long failures = outageFailures.incrementAndGet();
-        if (breaker.failed()) {
-            outageSince = System.currentTimeMillis();
-            LOG.warn(
-                    "Could not {} the mutation marker in Redis at {}: {}; actors' reads use the primary and their"
-                            + " mutations are refused until it answers (asked again once per timeout; further"
-                            + " failures are logged at DEBUG until it answers)",
-                    what,
-                    maskedUri,
-                    Masking.text(e.getMessage()));
-        } else {
-            LOG.debug(
-                    "Could not {} the mutation marker in Redis at {}: {} ({} commands failed or refused in this"
-                            + " outage)",
-                    what,
-                    maskedUri,
-                    Masking.text(e.getMessage()),
-                    failures);
-        }
-    }
-
-    /** Redis answered: closes the breaker, and says so if an outage ended. */
-    private void ended() {
-        if (breaker.succeeded()) {
-            final long since = outageSince;
-            outageSince = 0;
-            LOG.info(
-                    "Redis at {} answers again, after {} ms; {} mutation marker commands failed or were refused"
-                            + " meanwhile",
-                    maskedUri,
-                    since == 0 ? 0 : System.currentTimeMillis() - since,
-                    outageFailures.getAndSet(0));
-        }
-    }
-
-    /** Another thread is making the connection: this one does not wait for it. */
-    private static final class Busy extends RedisException {
-        private static final long serialVersionUID = 1L;
-
-        Busy() {
-            super("not asked, as another thread is connecting to it");
-        }
     }
 
     private Link link() {
@@ -398,7 +328,7 @@ public final class RedisMarker implements AutoCloseable {
         // and a virtual thread holding a monitor there would pin its carrier (JDK 21 to 23). The others do not
         // wait for it: a request that needs the marker meanwhile fails at once.
         if (!connecting.tryLock()) {
-            throw new Busy();
+            throw new RedisInfo.Busy();
         }
         try {
             final Link made = link.get();
@@ -411,7 +341,7 @@ public final class RedisMarker implements AutoCloseable {
             final StatefulRedisConnection<String, String> connection = client.connect();
             final String runId;
             try {
-                runId = runId(connection.sync().info("server"));
+                runId = RedisInfo.runId(connection.sync().info("server"));
             } catch (RuntimeException e) {
                 connection.closeAsync();
                 throw e;
@@ -421,7 +351,15 @@ public final class RedisMarker implements AutoCloseable {
                 throw new RedisException("its INFO server names no run_id, without which a restore or a failover "
                         + "that lost markers would go unnoticed");
             }
-            refuseCluster(connection);
+            final String cluster = RedisInfo.clusterMode(connection, maskedUri);
+            if (cluster != null) {
+                connection.closeAsync();
+                if (!clusterLogged) {
+                    clusterLogged = true;
+                    LOG.error("{}; actors' reads use the primary and their mutations are refused", cluster);
+                }
+                throw new RedisInfo.ClusterRefused(cluster);
+            }
             final Link fresh = new Link(connection, runId);
             link.set(fresh);
             if (closed && link.compareAndSet(fresh, null)) {
@@ -430,42 +368,11 @@ public final class RedisMarker implements AutoCloseable {
                 throw new RedisException("closed");
             }
             LOG.info("Connected to Redis at {} (run_id {}) for the mutation marker", maskedUri, runId);
-            warnIfEvicting(connection);
+            RedisInfo.warnIfEvicting(connection, maskedUri);
             return fresh;
         } finally {
             connecting.unlock();
         }
-    }
-
-    /**
-     * Closes {@code connection} and throws {@link ClusterRefused} if its Redis runs in cluster mode;
-     * a Redis that refuses {@code INFO cluster} is taken for a standalone one, as is one that says nothing.
-     */
-    private void refuseCluster(StatefulRedisConnection<String, String> connection) {
-        final String cluster;
-        try {
-            cluster = connection.sync().info("cluster");
-        } catch (RedisCommandExecutionException e) {
-            LOG.debug("Could not read INFO cluster of Redis at {}: {}", maskedUri, e.getMessage());
-            return;
-        } catch (RuntimeException e) {
-            connection.closeAsync();
-            throw e;
-        }
-        if (!"1".equals(infoField(cluster, "cluster_enabled"))) {
-            return;
-        }
-        connection.closeAsync();
-        final String message = "Redis at " + maskedUri + " (" + RoutingSettings.REDIS_URI + ") runs in cluster mode"
-                + " (INFO cluster: cluster_enabled:1), which the mutation marker does not support: its scripts"
-                + " read and write an actor's marker and the alive key together, which Redis Cluster allows only"
-                + " within one hash slot. Use a standalone Redis, a Sentinel-managed one (redis-sentinel://), or"
-                + " a managed Redis service with cluster mode disabled";
-        if (!clusterLogged) {
-            clusterLogged = true;
-            LOG.error("{}; actors' reads use the primary and their mutations are refused", message);
-        }
-        throw new ClusterRefused(message);
     }
 
     /**
@@ -489,49 +396,7 @@ public final class RedisMarker implements AutoCloseable {
 
     /** The {@code run_id} line of {@code INFO server}: the Redis process, new at every start. */
     static String runId(String info) {
-        return infoField(info, "run_id");
-    }
-
-    /** The value of {@code field} in the text of an {@code INFO} reply, {@code null} if it has none. */
-    static String infoField(String info, String field) {
-        if (info == null) {
-            return null;
-        }
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith(field + ":")) {
-                final String value = line.substring(field.length() + 1).trim();
-                return value.isEmpty() ? null : value;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Says loudly, once per connection, when this Redis may evict keys: a marker evicted inside its
-     * window is not noticed (the alive key, which has no TTL, survives {@code volatile-*} policies),
-     * and the actor's reads then go to a replica that may lack its write. Read from {@code INFO
-     * memory}, which managed Redis services answer where they refuse {@code CONFIG GET}.
-     */
-    private void warnIfEvicting(StatefulRedisConnection<String, String> connection) {
-        final String memory;
-        try {
-            memory = connection.sync().info("memory");
-        } catch (RuntimeException e) {
-            LOG.debug("Could not read INFO memory of Redis at {}: {}", maskedUri, e.getMessage());
-            return;
-        }
-        final String policy = infoField(memory, "maxmemory_policy");
-        final String limit = infoField(memory, "maxmemory");
-        if (policy != null && !policy.equals("noeviction") && limit != null && !limit.equals("0")) {
-            LOG.error(
-                    "Redis at {} evicts keys when full (maxmemory-policy {}, maxmemory {} bytes): a mutation marker"
-                            + " evicted inside its window goes unnoticed, and the actor's reads then go to a replica"
-                            + " that may not have its write yet. Give the marker a Redis with maxmemory-policy"
-                            + " noeviction (a database of its own does not help: the policy is per server)",
-                    maskedUri,
-                    policy,
-                    limit);
-        }
+        return RedisInfo.runId(info);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.github.hibernaterouting.routing.internal.consistency.Lsn;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.session.Route;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
+import io.github.hibernaterouting.routing.internal.session.StatelessUnitReads;
 import io.github.hibernaterouting.routing.internal.session.StatementRouter;
 import io.github.hibernaterouting.routing.sql.Classification;
 import io.github.hibernaterouting.routing.sql.Classification.Control;
@@ -84,12 +85,13 @@ final class UnitOfWorkRouter {
     /** The physical connection that must run {@code sql}. */
     Connection route(String sql) throws SQLException {
         final Connection target = decide(sql);
-        if (target != null && target == physicals.replica) {
-            unit.ranOnReplica(sql);
-        } else if (target != null
-                && unit.stateless()
-                && routing.classifier().classify(sql).reason() == Reason.READ_ONLY) {
-            unit.queriedPrimary(sql);
+        final StatelessUnitReads stateless = unit.statelessReads();
+        if (stateless != null && target != null) {
+            if (target == physicals.replica) {
+                stateless.ranOnReplica(sql);
+            } else if (routing.classifier().classify(sql).reason() == Reason.READ_ONLY) {
+                stateless.queriedPrimary(sql);
+            }
         }
         return target;
     }

@@ -27,8 +27,7 @@ public final class ReplicaNode {
         DOWN(RouteReason.REPLICA_DOWN),
         /** Not a standby of this primary: another cluster, or another timeline ({@link #problem()}). */
         FOREIGN(RouteReason.FOREIGN_SERVER),
-        /** Behind a transaction-mode pooler over several standbys ({@link #problem()}). */
-        TRANSACTION_POOLER(RouteReason.TRANSACTION_POOLER),
+        TRANSACTION_POOLER(RouteReason.TRANSACTION_POOLER), // behind a connection pooler (see problem())
         NOT_IN_RECOVERY(RouteReason.NOT_IN_RECOVERY),
         /** Its last successful health check is older than {@link LagBounds#staleAfterNanos()}. */
         LAG_UNKNOWN(RouteReason.LAG_UNKNOWN),
@@ -65,14 +64,8 @@ public final class ReplicaNode {
     private final ServerRegistry servers = new ServerRegistry();
     /** Why the library refuses this server as a replica of its primary, naming it; {@code null} if it does not. */
     private volatile String problem;
-    /**
-     * Why the library refuses every server behind this replica's URL: a transaction-mode pooler in front
-     * of several standbys ({@link ServerAdmission}); {@code null} if it does not. Final once set: the
-     * pooler's mode and its servers do not change while it runs.
-     */
-    private volatile String poolerProblem;
-    /** Whether a pooler in front of this replica was seen to move a client connection between server connections. */
-    private volatile boolean transactionPooled;
+    /** What the library found of a connection pooler in front of this replica ({@link ServerAdmission}). */
+    private final PoolerVerdict pooler = new PoolerVerdict();
 
     volatile boolean reachable;
     volatile boolean inRecovery = true;
@@ -170,7 +163,7 @@ public final class ReplicaNode {
 
     /** Whether the breaker is closed, the last check reached the server, and the library does not refuse it. */
     public boolean isUp() {
-        return reachable && breaker.isClosed() && problem == null && poolerProblem == null;
+        return reachable && breaker.isClosed() && problem == null && pooler.problem() == null;
     }
 
     /** The library's own connection to the server. */
@@ -184,24 +177,12 @@ public final class ReplicaNode {
      * {@code null} if it does not.
      */
     public String problem() {
-        final String pooler = poolerProblem;
-        return pooler != null ? pooler : problem;
+        final String refused = pooler.problem();
+        return refused != null ? refused : problem;
     }
 
-    boolean transactionPooled() {
-        return transactionPooled;
-    }
-
-    void transactionPooled(boolean pooled) {
-        this.transactionPooled = pooled;
-    }
-
-    String poolerProblem() {
-        return poolerProblem;
-    }
-
-    void poolerProblem(String problem) {
-        this.poolerProblem = problem;
+    PoolerVerdict pooler() {
+        return pooler;
     }
 
     void problem(String problem) {
@@ -273,7 +254,7 @@ public final class ReplicaNode {
         if (!reachable || !breaker.isClosed()) {
             return Ineligibility.DOWN;
         }
-        if (poolerProblem != null) {
+        if (pooler.problem() != null) {
             return Ineligibility.TRANSACTION_POOLER;
         }
         if (servers.several()) {

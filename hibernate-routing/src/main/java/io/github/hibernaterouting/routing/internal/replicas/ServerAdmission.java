@@ -192,7 +192,7 @@ final class ServerAdmission {
             readOnlySession(physical);
         }
         node.servers().remember(physical, server);
-        if (node.poolerProblem() == null && !node.transactionPooled()) {
+        if (node.pooler().problem() == null && !node.pooler().transactionPooled()) {
             poolerCheck(node, physical, serverPid);
         }
         return server;
@@ -258,7 +258,7 @@ final class ServerAdmission {
         if (!shared) {
             return;
         }
-        node.transactionPooled(true);
+        node.pooler().transactionPooled(true);
         refuse(
                 node,
                 "Replica " + node.describe() + " is reached through a connection pooler that shares server"
@@ -272,7 +272,7 @@ final class ServerAdmission {
 
     /** Refuses every server behind {@code node}'s URL for good, saying why once. */
     private static void refuse(ReplicaNode node, String message) {
-        node.poolerProblem(message);
+        node.pooler().refuse(message);
         LOG.error(message);
     }
 

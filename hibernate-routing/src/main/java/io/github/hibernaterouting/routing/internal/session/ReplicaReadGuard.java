@@ -239,13 +239,13 @@ public final class ReplicaReadGuard
                         .getTableName());
             }
         }
-        final String table = unit.statelessReadOne(tables);
+        final String table = unit.statelessReads().readOne(tables);
         if (table != null) {
             throw StaleReplicaReadException.unverifiable(persister.getEntityName(), id, operation, table);
         }
         // Read by one stateless session, written through another (one per request and one per
         // transaction, as frameworks inject them): what the scope they share read counts too.
-        final String readInScope = unit.statelessScopeReadOne(tables);
+        final String readInScope = unit.statelessReads().scopeReadOne(tables);
         if (readInScope != null) {
             throw StaleReplicaReadException.unverifiableInScope(persister.getEntityName(), id, operation, readInScope);
         }

@@ -14,7 +14,6 @@ import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.hibernate.collection.spi.PersistentCollection;
@@ -58,12 +57,8 @@ public final class SessionRouting {
     private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
-    /** What a stateless session ran on replicas; {@code null} for a stateful one, whose loads are recorded instead. */
-    private final StatelessReads statelessReads;
-    /** What the stateless sessions of the persistence unit read on replicas, per routing scope. */
-    private final StatelessScopeReads scopeReads;
-    /** The queries a stateless session ran on the primary; {@code null} until the first. */
-    private StatelessReads statelessPrimaryReads;
+    /** What a stateless session read; {@code null} for a stateful one, whose loads are recorded instead. */
+    private final StatelessUnitReads statelessReads;
     /** The unit changed {@code standard_conforming_strings}: see {@link #sessionStateChanged}. */
     private boolean lexerStateChanged;
     /** The unit changed {@code search_path}: see {@link #sessionStateChanged}. */
@@ -86,8 +81,8 @@ public final class SessionRouting {
         this.session = new WeakReference<>(session);
         // Not isEventSource(): a session asks its transaction coordinator for that, which it has not
         // built yet while it acquires its connection in its constructor (IMMEDIATE_ACQUISITION_AND_HOLD).
-        this.statelessReads = session instanceof StatelessSessionImplementor ? new StatelessReads() : null;
-        this.scopeReads = scopeReads;
+        this.statelessReads =
+                session instanceof StatelessSessionImplementor ? new StatelessUnitReads(scopeReads) : null;
     }
 
     /**
@@ -99,43 +94,9 @@ public final class SessionRouting {
         return statelessReads != null;
     }
 
-    /** A statement of the unit runs on a replica (remembered only for a stateless session). */
-    public void ranOnReplica(String sql) {
-        if (statelessReads != null) {
-            statelessReads.ran(sql);
-            scopeReads.ran(sql);
-        }
-    }
-
-    /** A query of the unit runs on the primary (remembered only for a stateless session, see {@link #statelessScopeReadOne}). */
-    public void queriedPrimary(String sql) {
-        if (statelessReads != null) {
-            if (statelessPrimaryReads == null) {
-                statelessPrimaryReads = new StatelessReads();
-            }
-            statelessPrimaryReads.ran(sql);
-        }
-    }
-
-    /** The first of {@code tables} this stateless unit may have read on a replica; {@code null} if none, or if it is stateful. */
-    String statelessReadOne(Iterable<String> tables) {
-        return statelessReads != null ? statelessReads.readOne(tables) : null;
-    }
-
-    /**
-     * The first of {@code tables} that another stateless session of the current routing scope may have
-     * read on a replica ({@link StatelessScopeReads}); {@code null} if none, or if this unit is stateful.
-     */
-    String statelessScopeReadOne(Iterable<String> tables) {
-        if (statelessReads == null) {
-            return null;
-        }
-        final String table = scopeReads.readOne(tables);
-        // A session that read the table on the primary itself (in its read-write transaction, say)
-        // writes what it read there, as the fix for the refusal says to.
-        return table == null || statelessPrimaryReads != null && statelessPrimaryReads.readOne(List.of(table)) != null
-                ? null
-                : table;
+    /** What this stateless unit read, on replicas and on the primary; {@code null} for a stateful one. */
+    public StatelessUnitReads statelessReads() {
+        return statelessReads;
     }
 
     /** The routing state of a session that has a routed connection right now (during a load or a flush it does), else {@code null}. */

@@ -78,10 +78,10 @@ class RedisMarkerIT {
         final String first = marker.markPending("a");
         final String second = marker.markPending("a");
         assertThat(first).isNotEqualTo(second);
-        assertThat(marker.read("a")).isEqualTo(ActorStamps.PRIMARY_ONLY);
+        assertThat(marker.read("a")).isEqualTo(ActorStamps.PENDING);
 
         marker.raise("a", 0x500, List.of(first));
-        assertThat(marker.read("a")).as("the second mutation is still pending").isEqualTo(ActorStamps.PRIMARY_ONLY);
+        assertThat(marker.read("a")).as("the second mutation is still pending").isEqualTo(ActorStamps.PENDING);
         assertThat(redis().hkeys(marker.key("a"))).containsExactlyInAnyOrder("lsn", "pending:" + second);
 
         marker.raise("a", 0x300, List.of(second));
@@ -108,13 +108,13 @@ class RedisMarkerIT {
     void markersOfAnOlderVersion_areRead_andKeptWhenTheNewLayoutTakesOver() throws Exception {
         redis().set(marker.key("pending"), MarkerScripts.PENDING, SetArgs.Builder.px(WINDOW.toMillis()));
         redis().set(marker.key("position"), RedisMarker.hex(0x700), SetArgs.Builder.px(WINDOW.toMillis()));
-        assertThat(marker.read("pending")).isEqualTo(ActorStamps.PRIMARY_ONLY);
+        assertThat(marker.read("pending")).isEqualTo(ActorStamps.PENDING);
         assertThat(marker.read("position")).isEqualTo(0x700);
 
         marker.raise("pending", 0x500, List.of());
         assertThat(marker.read("pending"))
                 .as("the older version's pending mutation still counts")
-                .isEqualTo(ActorStamps.PRIMARY_ONLY);
+                .isEqualTo(ActorStamps.PENDING);
         final String id = marker.markPending("position");
         marker.raise("position", 0x500, List.of(id));
         assertThat(marker.read("position"))
