@@ -130,7 +130,7 @@ class RedisTlsIT {
             final String uri = "rediss://marker:" + PASSWORD + "@127.0.0.1:" + tlsPort;
             try (RedisMarker marker = new RedisMarker(uri, "tls", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
                 final String id = marker.markPending("a");
-                assertThat(marker.read("a")).as("pending").isEqualTo(ActorStamps.PRIMARY_ONLY);
+                assertThat(marker.read("a")).as("pending").isEqualTo(ActorStamps.PENDING);
                 marker.raise("a", 0x1234L, List.of(id));
                 assertThat(marker.read("a")).as("raised").isEqualTo(0x1234L);
             }
