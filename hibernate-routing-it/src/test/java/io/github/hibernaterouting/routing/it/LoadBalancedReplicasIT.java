@@ -18,6 +18,7 @@ import io.github.hibernaterouting.testkit.Node;
 import io.github.hibernaterouting.testkit.PostgresCluster;
 import io.github.hibernaterouting.testkit.PostgresClusterExtension;
 import io.github.hibernaterouting.testkit.TcpRelay;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLException;
@@ -484,6 +485,74 @@ class LoadBalancedReplicasIT {
                     .as("no replica has the position: the message is given back")
                     .isInstanceOf(io.github.hibernaterouting.routing.RetryLaterException.class);
         }
+    }
+
+    // The lag meters followed only the server the health check's connection reached: behind one URL, a
+    // second standby whose replay had stopped showed in no meter, and no shipped alert could fire for it.
+    @org.junit.jupiter.api.Test
+    void worstLagGauges_reportAStalledServerTheHealthCheckDoesNotReach() {
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final Map<String, Object> settings = new HashMap<>();
+        settings.put(RoutingSettings.REPLICA_URLS, relay.jdbcUrl());
+        settings.put(RoutingSettings.MAX_REPLICA_LAG, "1h");
+        settings.put(RoutingSettings.METER_REGISTRY, meters);
+        try (EntityManagerFactory emf = emf(cluster, settings)) {
+            io.github.hibernaterouting.testing.RoutingTestSupport.awaitReplicasUp(emf);
+            // No read has run yet: the only server known is the one the health check's connection reached.
+            final List<RoutingStatus.Server> known =
+                    RoutingStatus.of(emf).nodes().get(1).servers();
+            assertThat(known)
+                    .as("servers known before any read (%s)", routingState(emf))
+                    .hasSize(1);
+            final Node checked =
+                    known.get(0).port() == cluster.standby(1).port() ? cluster.standby(1) : cluster.standby(2);
+            final Node stalled = other(checked);
+            cluster.pauseReplay(stalled);
+            for (int i = 0; i < 8; i++) {
+                writeNote(emf, null, "x".repeat(400));
+            }
+            // Until the library has asked the stalled server (reads on several connections at once reach both
+            // standbys through the relay) and the health check has seen its own server caught up.
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!(knownOverBound(emf, stalled, 1024) && gauge(meters, "hibernate.routing.replica.lag.bytes") == 0)) {
+                assertThat(System.nanoTime())
+                        .as("%s known behind, %s caught up (%s)", stalled, checked, routingState(emf))
+                        .isLessThan(deadline);
+                cluster.awaitReplay(checked, cluster.currentWalLsn(), Duration.ofSeconds(30));
+                runtime(emf).checkReplicasNow();
+                try (EntityManager first = emf.createEntityManager();
+                        EntityManager second = emf.createEntityManager();
+                        EntityManager third = emf.createEntityManager()) {
+                    for (EntityManager em : List.of(first, second, third)) {
+                        em.getTransaction().begin();
+                        portAndSeen(em, -1);
+                    }
+                    for (EntityManager em : List.of(first, second, third)) {
+                        em.getTransaction().commit();
+                    }
+                }
+            }
+            final double seconds = gauge(meters, "hibernate.routing.replica.lag.seconds");
+            assertThat(gauge(meters, "hibernate.routing.replica.lag.worst.bytes"))
+                    .as("worst lag in bytes behind replica1's URL, %s stalled (%s)", stalled, routingState(emf))
+                    .isGreaterThan(1024);
+            assertThat(seconds)
+                    .as("replica1's lag in seconds, of the health check's server %s", checked)
+                    .isZero();
+            assertThat(gauge(meters, "hibernate.routing.replica.lag.worst.seconds"))
+                    .as("worst lag in seconds behind replica1's URL, %s stalled (%s)", stalled, routingState(emf))
+                    .isPositive();
+        } finally {
+            cluster.resumeAll();
+        }
+    }
+
+    /** The value of replica1's gauge {@code name}; fails if there is none. */
+    private static double gauge(SimpleMeterRegistry meters, String name) {
+        final io.micrometer.core.instrument.Gauge gauge =
+                meters.find(name).tag("node", "replica1").gauge();
+        assertThat(gauge).as("a gauge %s of replica1", name).isNotNull();
+        return gauge.value();
     }
 
     /**

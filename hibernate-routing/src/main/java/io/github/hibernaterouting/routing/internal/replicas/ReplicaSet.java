@@ -109,6 +109,28 @@ public final class ReplicaSet implements AutoCloseable {
                     number,
                     node,
                     ReplicaNode::lagSeconds);
+            // The gauges above follow the server the health check reached; behind a load-balanced URL
+            // another server may stall unseen, so these take the worst of every server known there,
+            // tagged by the replica only (a tag per server address would change with every restart).
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.lag.worst.bytes",
+                    "Bytes of WAL left to replay of the server furthest behind among those the replica's connections"
+                            + " reached, each at its last answer",
+                    "bytes",
+                    number,
+                    node,
+                    n -> {
+                        final long bytes = n.worstLagBytes();
+                        return bytes < 0 ? Double.NaN : bytes;
+                    });
+            metrics.replicaGauge(
+                    "hibernate.routing.replica.lag.worst.seconds",
+                    "Seconds behind of the server furthest behind among those the replica's connections reached, each"
+                            + " at its last answer; 0 when all are caught up",
+                    "seconds",
+                    number,
+                    node,
+                    ReplicaNode::worstLagSeconds);
             metrics.replicaGauge(
                     "hibernate.routing.replica.servers",
                     "Servers the replica's connections reached: more than 1 behind a load-balanced URL, each decided"

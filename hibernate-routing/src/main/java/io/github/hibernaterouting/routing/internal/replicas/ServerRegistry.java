@@ -110,6 +110,36 @@ final class ServerRegistry {
     }
 
     /**
+     * The largest lag in bytes of the servers known, as each last answered; {@code -1} (unknown) when
+     * one of them has an unknown lag, or none is known yet: a server whose lag is not known may be the
+     * one furthest behind.
+     */
+    long worstLagBytes() {
+        long worst = -1;
+        for (BackendServer server : servers.values()) {
+            final long bytes = server.lagBytes();
+            if (bytes < 0) {
+                return -1;
+            }
+            worst = Math.max(worst, bytes);
+        }
+        return worst;
+    }
+
+    /** As {@link #worstLagBytes()}, in seconds behind; NaN for unknown. */
+    double worstLagSeconds() {
+        double worst = Double.NaN;
+        for (BackendServer server : servers.values()) {
+            final double seconds = server.lagSeconds();
+            if (Double.isNaN(seconds)) {
+                return Double.NaN;
+            }
+            worst = Double.isNaN(worst) ? seconds : Math.max(worst, seconds);
+        }
+        return worst;
+    }
+
+    /**
      * Forgets servers that gave no answer for {@code nanos} (a restarted server is a new one; the old
      * entry would stay in the status forever), but never the health check's.
      */
