@@ -161,20 +161,6 @@ public final class ReplicaNode {
         return lagSeconds;
     }
 
-    /**
-     * The largest lag in bytes of the servers its connections reached ({@link #backendServers()}), each
-     * as of its last answer; {@code -1} if the lag of one of them is unknown, or none answered yet.
-     * {@link #lagBytes()} is the lag of the server the health check reached only.
-     */
-    public long worstLagBytes() {
-        return servers.worstLagBytes();
-    }
-
-    /** As {@link #worstLagBytes()}, in seconds behind ({@link #lagSeconds()}); NaN if unknown. */
-    public double worstLagSeconds() {
-        return servers.worstLagSeconds();
-    }
-
     /** Whether the breaker is closed, the last check reached the server, and the library does not refuse it. */
     public boolean isUp() {
         return reachable && breaker.isClosed() && problem == null && pooler.problem() == null;

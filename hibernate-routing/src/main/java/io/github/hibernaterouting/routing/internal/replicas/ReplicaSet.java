@@ -120,7 +120,7 @@ public final class ReplicaSet implements AutoCloseable {
                     number,
                     node,
                     n -> {
-                        final long bytes = n.worstLagBytes();
+                        final long bytes = n.servers().worstLagBytes();
                         return bytes < 0 ? Double.NaN : bytes;
                     });
             metrics.replicaGauge(
@@ -130,7 +130,7 @@ public final class ReplicaSet implements AutoCloseable {
                     "seconds",
                     number,
                     node,
-                    ReplicaNode::worstLagSeconds);
+                    n -> n.servers().worstLagSeconds());
             metrics.replicaGauge(
                     "hibernate.routing.replica.servers",
                     "Servers the replica's connections reached: more than 1 behind a load-balanced URL, each decided"
