@@ -307,6 +307,7 @@ public final class ReplicaSet implements AutoCloseable {
             if (why != null
                     && why != ReplicaNode.Ineligibility.DOWN
                     && why != ReplicaNode.Ineligibility.LAG_UNKNOWN
+                    && why != ReplicaNode.Ineligibility.TRANSACTION_POOLER
                     && node.servers().discoveryDue(discoveryIntervalNanos)) {
                 return node;
             }

@@ -76,6 +76,10 @@ final class ServerAdmission {
     ReplicaNode.Ineligibility admit(
             ReplicaNode node, BackendServer known, Connection physical, long required, long maxWaitNanos)
             throws SQLException {
+        if (node.pooler().problem() != null) {
+            // Refused whatever server this connection reached: its next transaction may run on another.
+            return ReplicaNode.Ineligibility.TRANSACTION_POOLER;
+        }
         BackendServer server = known;
         final ServerRegistry registry = node.servers();
         if (!registry.several() && server == registry.probeServer()) {
