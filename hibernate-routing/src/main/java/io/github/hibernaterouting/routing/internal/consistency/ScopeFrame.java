@@ -45,6 +45,13 @@ public final class ScopeFrame {
      * entry's id ({@code null} without Redis), until a commit of the actor's takes it; else {@code null}.
      */
     private Map<Object, String> marks;
+    /**
+     * A unit of work of this frame, or of a frame nested in it, read on the primary (or a cache served
+     * it) since {@link #readFloor} was last taken: see {@link #readOnPrimary()}.
+     */
+    private volatile boolean readFloorStale;
+    /** The primary's position taken after the reads on the primary of this frame's units; {@link Lsn#UNKNOWN} before. */
+    private volatile long readFloor = Lsn.UNKNOWN;
 
     private ScopeFrame(
             ScopeFrame parent,
@@ -219,6 +226,50 @@ public final class ScopeFrame {
             frame.lastCommit = Lsn.max(frame.lastCommit, position);
             frame.written = true;
             frame.uncommittedWrite = false;
+        }
+    }
+
+    /**
+     * Monotonic reads across the units of work of a scope (a request opens one, and may use several
+     * EntityManagers in it): a unit of work of this frame read on the primary, or a cache served it, and
+     * may have seen what no replica has replayed yet. Recorded here and in every enclosing frame, so
+     * that their later units of work read on a replica only once it has replayed the primary's position
+     * taken after that read ({@link #readFloor(long)}); the position is taken lazily, when a unit wants
+     * a replica.
+     */
+    public void readOnPrimary() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            frame.readFloorStale = true;
+        }
+    }
+
+    /** Whether a unit of work of this frame or an enclosing one read on the primary since the floor was last taken. */
+    public boolean readFloorStale() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.readFloorStale) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The position a replica must have replayed to serve a unit of work of this frame; {@link Lsn#UNKNOWN} if none. */
+    public long readFloor() {
+        long latest = Lsn.UNKNOWN;
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            latest = Lsn.max(latest, frame.readFloor);
+        }
+        return latest;
+    }
+
+    /**
+     * Records the primary's position, taken on this frame's thread after every read its units (and
+     * those of the enclosing frames) made there: it covers them all, so it is the floor of each.
+     */
+    public void readFloor(long position) {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            frame.readFloor = Lsn.max(frame.readFloor, position);
+            frame.readFloorStale = false;
         }
     }
 

@@ -50,7 +50,7 @@ public final class SessionRouting {
     private Set<PersistentCollection<?>> replicaCollections;
 
     private boolean lastStatementOnReplica;
-    /** The primary's WAL position after a read of this unit fell back to it; {@link Lsn#UNKNOWN} before. */
+    /** The primary's WAL position after a read of this unit ran there; {@link Lsn#UNKNOWN} before. */
     private long readFloor = Lsn.UNKNOWN;
     /** See {@link #replicaServer()}. */
     private BackendServer replicaServer;
@@ -300,10 +300,15 @@ public final class SessionRouting {
      * isolation level a replica cannot give). The primary may have returned data
      * no replica has yet: before the unit reads from a replica again, the primary's position must be
      * taken ({@link #readFloor(long)}) and the replica must have replayed it, so that its reads never go
-     * back in time.
+     * back in time. Inside a routing scope, the same holds for the scope's later units of work
+     * ({@link ScopeFrame#readOnPrimary()}): a request may use several.
      */
     public void readOnPrimary() {
         readFloorStale = true;
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null) {
+            scope.readOnPrimary();
+        }
     }
 
     /**
@@ -311,23 +316,43 @@ public final class SessionRouting {
      * primary, it may be newer than any replica (see {@link #readOnPrimary()}).
      */
     public void readFromCache() {
-        readFloorStale = true;
+        readOnPrimary();
     }
 
-    /** Whether a read ran on the primary, or a cache served one, since the floor was last taken. */
+    /**
+     * Whether a read ran on the primary, or a cache served one, since the floor was last taken: in this
+     * unit of work, or in another one of the routing scope it runs in.
+     */
     public boolean readFloorStale() {
-        return readFloorStale;
+        if (readFloorStale) {
+            return true;
+        }
+        final ScopeFrame scope = ScopeFrame.current();
+        return scope != null && scope.readFloorStale();
     }
 
-    /** The position a replica must have replayed to serve this unit of work; {@link Lsn#UNKNOWN} if none. */
+    /**
+     * The position a replica must have replayed to serve this unit of work, its own floor or that of
+     * the routing scope it runs in, whichever is later; {@link Lsn#UNKNOWN} if none.
+     */
     public long readFloor() {
-        return readFloor;
+        final ScopeFrame scope = ScopeFrame.current();
+        return scope == null ? readFloor : Lsn.max(readFloor, scope.readFloor());
     }
 
-    /** Records the primary's position, taken after every read this unit made there. */
+    /**
+     * Records the primary's position, taken after every read this unit made there; and as the routing
+     * scope's floor if a unit of the scope read on the primary since the scope's floor was taken (only
+     * then: a position taken for this unit's own sake would hold the scope's later units to more than
+     * they need).
+     */
     public void readFloor(long position) {
         readFloor = Lsn.max(readFloor, position);
         readFloorStale = false;
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null && scope.readFloorStale()) {
+            scope.readFloor(position);
+        }
     }
 
     /**
