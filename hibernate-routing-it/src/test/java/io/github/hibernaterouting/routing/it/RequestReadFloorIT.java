@@ -6,6 +6,7 @@ import static io.github.hibernaterouting.testing.RoutingTestSupport.onPrimary;
 import static io.github.hibernaterouting.testing.RoutingTestSupport.servedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.hibernaterouting.routing.ConsistencyToken;
 import io.github.hibernaterouting.routing.Routing;
 import io.github.hibernaterouting.routing.RoutingHints;
 import io.github.hibernaterouting.routing.RoutingScope;
@@ -158,6 +159,40 @@ class RequestReadFloorIT extends RoutingFixture {
                     assertThat(servedBy(cluster, next))
                             .as("the standby that replayed the row serves it, never the paused one")
                             .isEqualTo(caughtUp);
+                }
+            }
+        }
+    }
+
+    // Each EntityManager chose its standby anew (round-robin): after one had counted 1 on the standby
+    // that replayed the row, the next took the paused one and counted 0.
+    @Test
+    void nextEntityManagerOfTheScope_afterAReadOnAStandby_keepsToThatStandby() throws SQLException {
+        final Node paused = cluster.standby(1);
+        final Node ahead = cluster.standby(2);
+        cluster.pauseReplay(paused);
+        onPrimary(cluster, "insert into note values (nextval('note_seq'), 'one standby has this')");
+        final ConsistencyToken insert =
+                ConsistencyToken.ofLsn(cluster.currentWalLsn().asString());
+        awaitCaughtUpAsSeenBy(cluster, patient);
+        try (RoutingScope ignored = RoutingScope.open(Strategy.READ_AFTER_WRITE)) {
+            // Only the first EntityManager needs the row: a nested scope asks for its position.
+            try (RoutingScope needsTheRow =
+                            RoutingScope.builder().minimum(insert).open();
+                    EntityManager first = patient.createEntityManager()) {
+                assertThat(count(first))
+                        .as("the count on the standby that replayed the row")
+                        .isEqualTo(1);
+                assertThat(servedBy(cluster, first)).isEqualTo(ahead);
+            }
+            for (int unit = 0; unit < 4; unit++) {
+                try (EntityManager next = patient.createEntityManager()) {
+                    assertThat(count(next))
+                            .as("EntityManager %s of the scope, which needs no position of its own", unit + 2)
+                            .isEqualTo(1);
+                    assertThat(servedBy(cluster, next))
+                            .as("never the standby that is behind what the first one showed")
+                            .isNotEqualTo(paused);
                 }
             }
         }

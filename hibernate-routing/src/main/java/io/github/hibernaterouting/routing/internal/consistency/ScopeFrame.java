@@ -52,6 +52,8 @@ public final class ScopeFrame {
     private volatile boolean readFloorStale;
     /** The primary's position taken after the reads on the primary of this frame's units; {@link Lsn#UNKNOWN} before. */
     private volatile long readFloor = Lsn.UNKNOWN;
+    /** The replica the latest replica read of a unit of work of this frame, or of a nested one, was bound to; {@code null} before. */
+    private volatile Object replica;
 
     private ScopeFrame(
             ScopeFrame parent,
@@ -271,6 +273,31 @@ public final class ScopeFrame {
             frame.readFloor = Lsn.max(frame.readFloor, position);
             frame.readFloorStale = false;
         }
+    }
+
+    /**
+     * A unit of work of this frame bound {@code replica} (a replica of its persistence unit) for a read:
+     * recorded here and in every enclosing frame, so that their later units of work prefer it
+     * ({@link #replica()}).
+     */
+    public void replicaUsed(Object replica) {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            frame.replica = replica;
+        }
+    }
+
+    /**
+     * The replica the latest replica read of this frame's units of work was bound to, or {@code null}:
+     * another replica may be behind what it showed, so a later unit of the scope prefers it while it
+     * can serve. A preference, not a promise: when it cannot serve, another replica does.
+     */
+    public Object replica() {
+        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
+            if (frame.replica != null) {
+                return frame.replica;
+            }
+        }
+        return null;
     }
 
     /** A write is about to run under this frame: here and in the enclosing frames of the same actor, until a commit. */

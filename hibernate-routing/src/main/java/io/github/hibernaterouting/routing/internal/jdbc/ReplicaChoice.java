@@ -4,6 +4,7 @@ import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
+import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
@@ -83,7 +84,10 @@ final class ReplicaChoice {
         // How many other connections of a replica a read may take when its server cannot serve.
         int others = MAX_OTHER_CONNECTIONS;
         if (node == null) {
-            node = p.replicas.choose(required, null, whyNot);
+            node = scopeReplica(p, required);
+            if (node == null) {
+                node = p.replicas.choose(required, null, whyNot);
+            }
             if (required != Lsn.UNKNOWN) {
                 if (node != null && !node.severalServers()) {
                     // Behind a URL that reaches several servers, the connection's server decides.
@@ -157,6 +161,10 @@ final class ReplicaChoice {
             }
             p.replicaBound(physical, node, unit.replicaServer());
             unit.replica(node);
+            final ScopeFrame scope = ScopeFrame.current();
+            if (scope != null) {
+                scope.replicaUsed(node);
+            }
             return replicaUsed(p, unit, servedReason);
         }
         return fallBack(
@@ -166,6 +174,24 @@ final class ReplicaChoice {
                 failureReason != null ? failureReason : ReplicaNode.Ineligibility.fallbackReason(whyNot[0]),
                 failure,
                 failed);
+    }
+
+    /**
+     * The replica an earlier unit of work of the current routing scope read from, if it is one of this
+     * persistence unit's and can serve a read that needs {@code required}; else {@code null}. Monotonic
+     * reads across the units of a request, replica to replica: another replica may be behind what that
+     * one showed, and a replica only moves forward. Behind a URL that reaches several servers, the
+     * connection's server may still differ; see {@link #admitted}.
+     */
+    private static ReplicaNode scopeReplica(PhysicalConnections p, long required) {
+        final ScopeFrame scope = ScopeFrame.current();
+        if (scope != null
+                && scope.replica() instanceof ReplicaNode preferred
+                && p.replicas.nodes().contains(preferred)
+                && preferred.ineligibility(p.replicas.bounds(), required) == null) {
+            return preferred;
+        }
+        return null;
     }
 
     /**
