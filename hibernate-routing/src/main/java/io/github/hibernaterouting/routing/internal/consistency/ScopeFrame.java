@@ -45,15 +45,8 @@ public final class ScopeFrame {
      * entry's id ({@code null} without Redis), until a commit of the actor's takes it; else {@code null}.
      */
     private Map<Object, String> marks;
-    /**
-     * A unit of work of this frame, or of a frame nested in it, read on the primary (or a cache served
-     * it) since {@link #readFloor} was last taken: see {@link #readOnPrimary()}.
-     */
-    private volatile boolean readFloorStale;
-    /** The primary's position taken after the reads on the primary of this frame's units; {@link Lsn#UNKNOWN} before. */
-    private volatile long readFloor = Lsn.UNKNOWN;
-    /** The replica the latest replica read of a unit of work of this frame, or of a nested one, was bound to; {@code null} before. */
-    private volatile Object replica;
+    /** What the units of work of this frame read on the primary, and which replica they read from. */
+    private final ScopeReads reads;
 
     private ScopeFrame(
             ScopeFrame parent,
@@ -70,6 +63,7 @@ public final class ScopeFrame {
         this.minimum = minimum;
         this.floorPosition = floorPosition;
         this.owner = Thread.currentThread();
+        this.reads = new ScopeReads(parent == null ? null : parent.reads);
         this.handle = handle.apply(this);
     }
 
@@ -231,73 +225,9 @@ public final class ScopeFrame {
         }
     }
 
-    /**
-     * Monotonic reads across the units of work of a scope (a request opens one, and may use several
-     * EntityManagers in it): a unit of work of this frame read on the primary, or a cache served it, and
-     * may have seen what no replica has replayed yet. Recorded here and in every enclosing frame, so
-     * that their later units of work read on a replica only once it has replayed the primary's position
-     * taken after that read ({@link #readFloor(long)}); the position is taken lazily, when a unit wants
-     * a replica.
-     */
-    public void readOnPrimary() {
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            frame.readFloorStale = true;
-        }
-    }
-
-    /** Whether a unit of work of this frame or an enclosing one read on the primary since the floor was last taken. */
-    public boolean readFloorStale() {
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            if (frame.readFloorStale) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The position a replica must have replayed to serve a unit of work of this frame; {@link Lsn#UNKNOWN} if none. */
-    public long readFloor() {
-        long latest = Lsn.UNKNOWN;
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            latest = Lsn.max(latest, frame.readFloor);
-        }
-        return latest;
-    }
-
-    /**
-     * Records the primary's position, taken on this frame's thread after every read its units (and
-     * those of the enclosing frames) made there: it covers them all, so it is the floor of each.
-     */
-    public void readFloor(long position) {
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            frame.readFloor = Lsn.max(frame.readFloor, position);
-            frame.readFloorStale = false;
-        }
-    }
-
-    /**
-     * A unit of work of this frame bound {@code replica} (a replica of its persistence unit) for a read:
-     * recorded here and in every enclosing frame, so that their later units of work prefer it
-     * ({@link #replica()}).
-     */
-    public void replicaUsed(Object replica) {
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            frame.replica = replica;
-        }
-    }
-
-    /**
-     * The replica the latest replica read of this frame's units of work was bound to, or {@code null}:
-     * another replica may be behind what it showed, so a later unit of the scope prefers it while it
-     * can serve. A preference, not a promise: when it cannot serve, another replica does.
-     */
-    public Object replica() {
-        for (ScopeFrame frame = this; frame != null; frame = frame.parent) {
-            if (frame.replica != null) {
-                return frame.replica;
-            }
-        }
-        return null;
+    /** The read floor of this frame's units of work, and the replica they prefer (monotonic reads per request). */
+    public ScopeReads reads() {
+        return reads;
     }
 
     /** A write is about to run under this frame: here and in the enclosing frames of the same actor, until a commit. */

@@ -4,13 +4,13 @@ import io.github.hibernaterouting.routing.ReplicaSettings.ReplicaFailure;
 import io.github.hibernaterouting.routing.RoutingSettings;
 import io.github.hibernaterouting.routing.internal.consistency.ActorStamps;
 import io.github.hibernaterouting.routing.internal.consistency.Lsn;
-import io.github.hibernaterouting.routing.internal.consistency.ScopeFrame;
 import io.github.hibernaterouting.routing.internal.consistency.WalPositions;
 import io.github.hibernaterouting.routing.internal.metrics.RouteReason;
 import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOutcome;
 import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
+import io.github.hibernaterouting.routing.internal.session.ReadFloor;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -84,10 +84,9 @@ final class ReplicaChoice {
         // How many other connections of a replica a read may take when its server cannot serve.
         int others = MAX_OTHER_CONNECTIONS;
         if (node == null) {
-            node = scopeReplica(p, required);
-            if (node == null) {
-                node = p.replicas.choose(required, null, whyNot);
-            }
+            // Across the units of work of a routing scope (a request), the replica an earlier one read from.
+            node = ReadFloor.scopeReplica(p.replicas, required);
+            node = node != null ? node : p.replicas.choose(required, null, whyNot);
             if (required != Lsn.UNKNOWN) {
                 if (node != null && !node.severalServers()) {
                     // Behind a URL that reaches several servers, the connection's server decides.
@@ -161,10 +160,6 @@ final class ReplicaChoice {
             }
             p.replicaBound(physical, node, unit.replicaServer());
             unit.replica(node);
-            final ScopeFrame scope = ScopeFrame.current();
-            if (scope != null) {
-                scope.replicaUsed(node);
-            }
             return replicaUsed(p, unit, servedReason);
         }
         return fallBack(
@@ -174,24 +169,6 @@ final class ReplicaChoice {
                 failureReason != null ? failureReason : ReplicaNode.Ineligibility.fallbackReason(whyNot[0]),
                 failure,
                 failed);
-    }
-
-    /**
-     * The replica an earlier unit of work of the current routing scope read from, if it is one of this
-     * persistence unit's and can serve a read that needs {@code required}; else {@code null}. Monotonic
-     * reads across the units of a request, replica to replica: another replica may be behind what that
-     * one showed, and a replica only moves forward. Behind a URL that reaches several servers, the
-     * connection's server may still differ; see {@link #admitted}.
-     */
-    private static ReplicaNode scopeReplica(PhysicalConnections p, long required) {
-        final ScopeFrame scope = ScopeFrame.current();
-        if (scope != null
-                && scope.replica() instanceof ReplicaNode preferred
-                && p.replicas.nodes().contains(preferred)
-                && preferred.ineligibility(p.replicas.bounds(), required) == null) {
-            return preferred;
-        }
-        return null;
     }
 
     /**
