@@ -288,6 +288,29 @@ class ReadYourWritesFilterIT {
                 .containsExactlyInAnyOrder(cluster.standby(1), cluster.standby(2));
     }
 
+    // Each EntityManager of the request kept its own read floor: the second one read on a paused
+    // standby and missed the note the first one had just read on the primary.
+    @Test
+    void secondEntityManagerOfARequest_afterTheFirstReadOnThePrimary_neverGoesBackInTime() throws SQLException {
+        cluster.standbys().forEach(cluster::pauseReplay);
+        final long id;
+        try (Connection c = cluster.connect(cluster.primary());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "insert into web_note values (nextval('web_note_seq'), 'no standby has this') returning id")) {
+            rs.next();
+            id = rs.getLong(1);
+        }
+        final HttpResponse<String> read = get("/notes/" + id + "?primaryThenDefault=true", null);
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body())
+                .as(() -> "the first EntityManager's read on the primary, then the second's; " + routing())
+                .isEqualTo("no standby has this|no standby has this");
+        assertThat(servedBy(read))
+                .as("no standby has the note, so the primary served the second EntityManager")
+                .isEqualTo(cluster.primary());
+    }
+
     @Test
     void tokenFromAPostResponse_sentByAnotherKey_makesThatKeysReadsSeeTheWrite() {
         final Node paused = cluster.standby(1);

@@ -188,6 +188,10 @@ final class TestApplication implements AutoCloseable {
             response.setHeader(SCOPE, scopeDescription());
             response.setHeader(MDC_ID, String.valueOf(MDC.get(ReadYourWritesFilter.MDC_REQUEST_ID)));
             final long id = Long.parseLong(request.getPathInfo().substring(1));
+            if (request.getParameter("primaryThenDefault") != null) {
+                readOnPrimaryThenInAnotherEntityManager(id, response);
+                return;
+            }
             final String strategy = request.getParameter("strategy");
             if (strategy != null) {
                 readUnder(Strategy.valueOf(strategy), request.getParameter("via"), id, response);
@@ -203,6 +207,30 @@ final class TestApplication implements AutoCloseable {
                 }
                 response.getWriter().print(note.text);
             }
+        }
+    }
+
+    /**
+     * Two EntityManagers in one request, as without open-session-in-view: the first reads note
+     * {@code id} on the primary (query hint), the second under the default strategy. Answers both
+     * texts ({@code first|second}, {@code -} for none) and which server served the second.
+     */
+    static void readOnPrimaryThenInAnotherEntityManager(long id, HttpServletResponse response) throws IOException {
+        final String first;
+        try (EntityManager em = emf.createEntityManager()) {
+            first = em.createQuery("select n.text from WebNote n where n.id = :id", String.class)
+                    .setParameter("id", id)
+                    .setHint(RoutingHints.DATABASE_HINT, RoutingHints.strategy(Strategy.PRIMARY))
+                    .getResultStream()
+                    .findFirst()
+                    .orElse("-");
+        }
+        try (EntityManager em = emf.createEntityManager()) {
+            final WebNote note = em.find(WebNote.class, id);
+            response.setHeader(SERVED_BY, servedBy(em));
+            response.setHeader(SCOPE, scopeDescription());
+            response.setContentType("text/plain;charset=UTF-8");
+            response.getWriter().print(first + "|" + (note == null ? "-" : note.text));
         }
     }
 

@@ -45,6 +45,8 @@ public final class ScopeFrame {
      * entry's id ({@code null} without Redis), until a commit of the actor's takes it; else {@code null}.
      */
     private Map<Object, String> marks;
+    /** What the units of work of this frame read on the primary, and which replica they read from. */
+    private final ScopeReads reads;
 
     private ScopeFrame(
             ScopeFrame parent,
@@ -61,6 +63,7 @@ public final class ScopeFrame {
         this.minimum = minimum;
         this.floorPosition = floorPosition;
         this.owner = Thread.currentThread();
+        this.reads = new ScopeReads(parent == null ? null : parent.reads);
         this.handle = handle.apply(this);
     }
 
@@ -220,6 +223,11 @@ public final class ScopeFrame {
             frame.written = true;
             frame.uncommittedWrite = false;
         }
+    }
+
+    /** The read floor of this frame's units of work, and the replica they prefer (monotonic reads per request). */
+    public ScopeReads reads() {
+        return reads;
     }
 
     /** A write is about to run under this frame: here and in the enclosing frames of the same actor, until a commit. */

@@ -10,6 +10,7 @@ import io.github.hibernaterouting.routing.internal.metrics.RoutingMetrics.GateOu
 import io.github.hibernaterouting.routing.internal.replicas.BackendServer;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaNode;
 import io.github.hibernaterouting.routing.internal.replicas.ReplicaSet;
+import io.github.hibernaterouting.routing.internal.session.ReadFloor;
 import io.github.hibernaterouting.routing.internal.session.SessionRouting;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -83,7 +84,9 @@ final class ReplicaChoice {
         // How many other connections of a replica a read may take when its server cannot serve.
         int others = MAX_OTHER_CONNECTIONS;
         if (node == null) {
-            node = p.replicas.choose(required, null, whyNot);
+            // Across the units of work of a routing scope (a request), the replica an earlier one read from.
+            node = ReadFloor.scopeReplica(p.replicas, required);
+            node = node != null ? node : p.replicas.choose(required, null, whyNot);
             if (required != Lsn.UNKNOWN) {
                 if (node != null && !node.severalServers()) {
                     // Behind a URL that reaches several servers, the connection's server decides.

@@ -49,12 +49,10 @@ public final class SessionRouting {
     private Set<PersistentCollection<?>> replicaCollections;
 
     private boolean lastStatementOnReplica;
-    /** The primary's WAL position after a read of this unit fell back to it; {@link Lsn#UNKNOWN} before. */
-    private long readFloor = Lsn.UNKNOWN;
+    /** The unit's read floor, and its routing scope's: see {@link #readOnPrimary()}. */
+    private final ReadFloor readFloor = new ReadFloor();
     /** See {@link #replicaServer()}. */
     private BackendServer replicaServer;
-    /** A read ran on the primary, or a cache served one, since {@link #readFloor} was last taken. */
-    private boolean readFloorStale;
     /** How many {@link #onPrimary} calls are running: while above 0, every read of the unit goes to the primary. */
     private int primaryReads;
     /** What a stateless session read; {@code null} for a stateful one, whose loads are recorded instead. */
@@ -202,8 +200,10 @@ public final class SessionRouting {
         return replica;
     }
 
+    /** The unit binds {@code node} for a read; the later units of its routing scope prefer it ({@link ReadFloor}). */
     public void replica(ReplicaNode node) {
         replica = node;
+        ReadFloor.replicaUsed(node);
     }
 
     /**
@@ -261,10 +261,10 @@ public final class SessionRouting {
      * isolation level a replica cannot give). The primary may have returned data
      * no replica has yet: before the unit reads from a replica again, the primary's position must be
      * taken ({@link #readFloor(long)}) and the replica must have replayed it, so that its reads never go
-     * back in time.
+     * back in time. Inside a routing scope, the same holds for the scope's later units ({@link ReadFloor}).
      */
     public void readOnPrimary() {
-        readFloorStale = true;
+        readFloor.readOnPrimary();
     }
 
     /**
@@ -272,23 +272,22 @@ public final class SessionRouting {
      * primary, it may be newer than any replica (see {@link #readOnPrimary()}).
      */
     public void readFromCache() {
-        readFloorStale = true;
+        readFloor.readOnPrimary();
     }
 
-    /** Whether a read ran on the primary, or a cache served one, since the floor was last taken. */
+    /** Whether a read of this unit or of its routing scope ran on the primary, or a cache served one, since the floor was taken. */
     public boolean readFloorStale() {
-        return readFloorStale;
+        return readFloor.stale();
     }
 
-    /** The position a replica must have replayed to serve this unit of work; {@link Lsn#UNKNOWN} if none. */
+    /** The position a replica must have replayed to serve this unit of work (or its scope); {@link Lsn#UNKNOWN} if none. */
     public long readFloor() {
-        return readFloor;
+        return readFloor.position();
     }
 
-    /** Records the primary's position, taken after every read this unit made there. */
+    /** Records the primary's position, taken after every read this unit (and its scope) made there. */
     public void readFloor(long position) {
-        readFloor = Lsn.max(readFloor, position);
-        readFloorStale = false;
+        readFloor.taken(position);
     }
 
     /**
