@@ -155,16 +155,22 @@ final class ReplicaMonitor implements AutoCloseable, PrimaryReading {
                 failure = e;
             }
         }
-        // From now on, a lag measured against an earlier reading is unknown (PrimaryReading#lagBasis): the
-        // primary may have written any amount since, so the last reading does not bound what a standby lacks.
-        final long now = System.nanoTime();
-        primaryFailedAtNanos = now == 0 ? 1 : now;
         final boolean unreachable = serverUnreachable(failure);
+        if (!unreachable) {
+            // The server answers, but not the probe (the role's connection limit, a password it lacks), while
+            // the application's pool may go on writing: from now on a lag measured against an earlier reading
+            // is unknown (PrimaryReading#lagBasis), as the last reading no longer bounds what a standby lacks.
+            // A primary that cannot be reached at all is left to the reading's age (LagBounds), as before:
+            // reads stay on the standbys through a short outage of the primary.
+            final long now = System.nanoTime();
+            primaryFailedAtNanos = now == 0 ? 1 : now;
+        }
         if (primaryAnswered) {
             LOG.warn(
                     "Cannot read the primary's WAL position ({}); replica lag counts as unknown, and reads go to"
-                            + " the primary, until it answers again",
-                    failure.getMessage());
+                            + " the primary, {} until it answers again",
+                    failure.getMessage(),
+                    unreachable ? "once its last reading is older than the lag data may be," : "from now");
         }
         primaryAnswered = false;
         if (unreachable && primaryReachable) {
