@@ -4,7 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -49,6 +51,21 @@ final class Os {
             }
         }
         return Optional.empty();
+    }
+
+    /** A server program of the system's packages: on the PATH, or in {@code /usr/sbin} (not on every user's PATH). */
+    static Optional<Path> systemBinary(String name) {
+        return which(name).or(() -> Optional.of(Path.of("/usr/sbin", name)).filter(Files::isExecutable));
+    }
+
+    /** Whether something accepts TCP connections on {@code port} of 127.0.0.1. */
+    static boolean accepts(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**

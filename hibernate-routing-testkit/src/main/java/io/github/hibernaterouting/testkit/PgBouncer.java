@@ -91,7 +91,7 @@ public final class PgBouncer implements AutoCloseable {
         bouncer.process.start();
         bouncer.process.awaitReady(
                 "PgBouncer (127.0.0.1:" + bouncer.port + ")",
-                () -> TcpBalancer.accepts(bouncer.port),
+                () -> Os.accepts(bouncer.port),
                 System.nanoTime() + START_TIMEOUT.toNanos(),
                 "accept connections within " + START_TIMEOUT);
         return bouncer;
@@ -129,7 +129,6 @@ public final class PgBouncer implements AutoCloseable {
     }
 
     private static Optional<Path> binary() {
-        return Os.which("pgbouncer")
-                .or(() -> Optional.of(Path.of("/usr/sbin/pgbouncer")).filter(Files::isExecutable));
+        return Os.systemBinary("pgbouncer");
     }
 }

@@ -2,8 +2,6 @@ package io.github.hibernaterouting.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +72,7 @@ public final class TcpBalancer implements AutoCloseable {
         balancer.process.start();
         balancer.process.awaitReady(
                 "HAProxy (127.0.0.1:" + balancer.port + ")",
-                () -> accepts(balancer.port),
+                () -> Os.accepts(balancer.port),
                 System.nanoTime() + START_TIMEOUT.toNanos(),
                 "accept connections within " + START_TIMEOUT);
         return balancer;
@@ -104,15 +102,6 @@ public final class TcpBalancer implements AutoCloseable {
     @Override
     public String toString() {
         return "HAProxy(127.0.0.1:" + port + ")";
-    }
-
-    static boolean accepts(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static Optional<Path> binary() {
